@@ -1,0 +1,43 @@
+"""Cost and energy per token from a pass's time.
+
+    $ per token      = n · price per chip-second · t_step / tokens
+    joules per token = n · power per chip · t_step / tokens
+
+`tokens` is what the pass yields: B in a decode step, B·T in a prefill. Compute and KV cost are
+paid per sequence (flat floors); the weight fetch is shared by the batch (a hyperbola in B).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .errors import InputError
+from .roofline import StepTime
+
+__all__ = ["joules_per_token", "usd_per_million_tokens", "usd_per_token"]
+
+FloatArray = NDArray[np.float64]
+
+
+def usd_per_token(step: StepTime) -> FloatArray:
+    """Dollars per token at the chips' catalog rental price."""
+    chip = step.system.chip
+    if not chip.price_usd_per_s > 0:
+        raise InputError(
+            f"{chip.id} has no price in the catalog; give one (USD per chip-hour)",
+            field="price_usd_per_hour",
+        )
+    return np.asarray(step.system.price_usd_per_s * step.t_step / step.tokens, dtype=np.float64)
+
+
+def usd_per_million_tokens(step: StepTime) -> FloatArray:
+    return usd_per_token(step) * 1e6
+
+
+def joules_per_token(step: StepTime) -> FloatArray:
+    """Energy per token at the chips' rated power (an upper estimate of the chips' draw)."""
+    chip = step.system.chip
+    if not chip.power_w > 0:
+        raise InputError(f"{chip.id} has no power figure in the catalog", field="power_w")
+    return np.asarray(step.system.power_w * step.t_step / step.tokens, dtype=np.float64)

@@ -1,0 +1,375 @@
+"""Read a Hugging Face `config.json` into a ModelSpec: plain JSON, no model code.
+
+Field names differ between architectures (GPT-J says `n_embd`, Falcon `num_kv_heads`), so each
+quantity is looked up through a short list of aliases. Facts a config does not state (is the MLP
+gated? are attention and FFN side by side?) come from a per-architecture table keyed by
+`model_type`, never from guessing at ratios. A config whose `model_type` is not in the table is
+refused with the list of known types rather than read wrongly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .model import FFN, Attention, LayerGroup, ModelSpec
+
+__all__ = ["KNOWN_MODEL_TYPES", "load_config", "spec_from_config"]
+
+
+@dataclass(frozen=True)
+class _Arch:
+    """What an architecture does that its config.json does not say."""
+
+    gated: bool = True  # SwiGLU / GeGLU: 3 matrices
+    parallel: bool = False  # attention and MLP read the same input (one all-reduce per layer)
+    qkv_bias: bool = False  # default when the config has no attention_bias field
+    mlp_bias: bool = False
+    lm_head_bias: bool = False
+    tie_default: bool = False  # tie_word_embeddings when the config is silent
+    norms_per_layer: int = 2  # RMSNorm/LayerNorm weight vectors of size D per layer
+    norm_bias: bool = False  # LayerNorm (weight and bias) instead of RMSNorm
+    qk_norm: bool = False
+
+
+_ARCH: dict[str, _Arch] = {
+    "llama": _Arch(),
+    "mistral": _Arch(),
+    "mixtral": _Arch(),
+    "llama4": _Arch(),
+    "llama4_text": _Arch(),
+    "qwen2": _Arch(qkv_bias=True),  # Qwen2's q/k/v projections always carry a bias
+    "qwen2_moe": _Arch(qkv_bias=True),
+    "qwen3": _Arch(qk_norm=True),
+    "qwen3_moe": _Arch(qk_norm=True),
+    "deepseek_v2": _Arch(),
+    "deepseek_v3": _Arch(),
+    "kimi_k2": _Arch(),
+    "gemma": _Arch(tie_default=True),
+    "gemma2": _Arch(tie_default=True, norms_per_layer=4),
+    "gemma3": _Arch(tie_default=True, norms_per_layer=4, qk_norm=True),
+    "gemma3_text": _Arch(tie_default=True, norms_per_layer=4, qk_norm=True),
+    "gpt_oss": _Arch(),
+    "palm": _Arch(parallel=True, tie_default=True, norms_per_layer=1),
+    "phi3": _Arch(),
+    "gptj": _Arch(
+        gated=False,
+        parallel=True,
+        mlp_bias=True,
+        lm_head_bias=True,
+        norms_per_layer=1,
+        norm_bias=True,
+    ),
+    "falcon": _Arch(gated=False, tie_default=True, norm_bias=True),
+    "gpt_neox": _Arch(gated=False, qkv_bias=True, mlp_bias=True, norm_bias=True),
+}
+
+KNOWN_MODEL_TYPES = tuple(sorted(_ARCH))
+
+# Aliases, first match wins.
+_HIDDEN = ("hidden_size", "n_embd", "d_model", "dim")
+_LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers")
+_HEADS = ("num_attention_heads", "n_head", "num_heads", "n_heads")
+_KV_HEADS = ("num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num")
+_VOCAB = ("vocab_size", "padded_vocab_size", "n_vocab")
+_FF = ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim", "d_ff")
+_N_EXPERTS = ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
+_TOP_K = ("num_experts_per_tok", "experts_per_token", "moe_topk", "top_k")
+_MAX_POS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
+
+
+def _get(cfg: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+    for n in names:
+        if cfg.get(n) is not None:
+            return cfg[n]
+    return None
+
+
+def _int(cfg: Mapping[str, Any], names: tuple[str, ...], what: str, src: str) -> int:
+    """A required positive integer field, looked up under its aliases."""
+    v = _get(cfg, names)
+    if v is None:
+        raise ConfigError(
+            f"missing field {names[0]!r} ({what}; also accepted: {', '.join(names[1:])})",
+            field=names[0],
+            source=src,
+        )
+    return _positive_int(v, names[0], src)
+
+
+def _positive_int(v: Any, name: str, src: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ConfigError(f"field {name!r} must be a positive integer, got {v!r}", name, src)
+    if v <= 0 or int(v) != v:
+        raise ConfigError(f"field {name!r} must be a positive integer, got {v!r}", name, src)
+    return int(v)
+
+
+def _opt_int(cfg: Mapping[str, Any], names: tuple[str, ...], src: str) -> int | None:
+    v = _get(cfg, names)
+    return None if v is None else _positive_int(v, names[0], src)
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read a config.json file as a dict, with a ConfigError for anything that is not one."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"no such file: {p}", source=str(p)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {p}: {exc}", source=str(p)) from None
+    try:
+        cfg = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", source=str(p)
+        ) from None
+    if not isinstance(cfg, dict):
+        raise ConfigError("a config.json must hold a JSON object", source=str(p))
+    return cfg
+
+
+def _text_part(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """Multimodal configs (Llama 4, Gemma 3) nest the language model in text_config."""
+    top_type = str(cfg.get("model_type", ""))
+    text = cfg.get("text_config")
+    if isinstance(text, dict):
+        merged = {k: v for k, v in cfg.items() if k != "text_config"}
+        merged.update(text)
+        return merged, str(text.get("model_type", top_type))
+    return dict(cfg), top_type
+
+
+def _layer_windows(cfg: Mapping[str, Any], mt: str, L: int, src: str) -> list[int | None]:
+    """Attention span of each layer: None for global attention, W for a window of W tokens."""
+    window = _opt_int(cfg, ("sliding_window",), src)
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and types:
+        if len(types) != L:
+            raise ConfigError(
+                f"layer_types has {len(types)} entries for {L} layers", "layer_types", src
+            )
+        out: list[int | None] = []
+        for t in types:
+            if t == "full_attention":
+                out.append(None)
+            elif t in ("sliding_attention", "chunked_attention"):
+                if window is None:
+                    raise ConfigError(
+                        "layer_types names sliding layers but sliding_window is missing",
+                        "sliding_window",
+                        src,
+                    )
+                out.append(window)
+            else:
+                raise ConfigError(f"unknown layer type {t!r} in layer_types", "layer_types", src)
+        return out
+    if mt in ("llama4", "llama4_text"):
+        # Chunked local attention on RoPE layers; every 4th layer (NoPE) attends globally.
+        chunk = _opt_int(cfg, ("attention_chunk_size",), src)
+        if chunk is None:
+            return [None] * L
+        flags = cfg.get("no_rope_layers")
+        if isinstance(flags, list) and len(flags) == L:
+            return [chunk if f else None for f in flags]
+        step = int(cfg.get("no_rope_layer_interval", 4))
+        return [None if (i + 1) % step == 0 else chunk for i in range(L)]
+    if window is None or cfg.get("use_sliding_window") is False:
+        return [None] * L
+    if mt == "gemma2":
+        return [window if i % 2 == 0 else None for i in range(L)]
+    if mt in ("gemma3", "gemma3_text"):
+        pattern = int(cfg.get("sliding_window_pattern", 6))
+        return [None if (i + 1) % pattern == 0 else window for i in range(L)]
+    return [window] * L  # e.g. Mistral 7B v0.1: every layer slides
+
+
+def _moe_layers(cfg: Mapping[str, Any], mt: str, L: int) -> list[bool]:
+    """Which layers hold a mixture of experts (the rest a dense MLP)."""
+    if isinstance(cfg.get("moe_layers"), list):  # Llama 4 may list them
+        listed = {int(i) for i in cfg["moe_layers"]}
+        return [i in listed for i in range(L)]
+    if "interleave_moe_layer_step" in cfg:  # Llama 4: every n-th layer is MoE
+        step = int(cfg["interleave_moe_layer_step"]) or 1
+        return [(i + 1) % step == 0 for i in range(L)]
+    first_dense = int(cfg.get("first_k_dense_replace", 0) or 0)  # DeepSeek, Kimi
+    freq = int(cfg.get("moe_layer_freq", 1) or 1)
+    sparse_step = int(cfg.get("decoder_sparse_step", 1) or 1)  # Qwen MoE
+    mlp_only = {int(i) for i in cfg.get("mlp_only_layers", []) or []}
+    return [
+        i >= first_dense and i % freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only
+        for i in range(L)
+    ]
+
+
+def spec_from_config(
+    cfg: Mapping[str, Any], name: str | None = None, source: str = "config.json"
+) -> ModelSpec:
+    """Build a ModelSpec from a parsed config.json dict.
+
+    >>> spec = spec_from_config({"model_type": "llama", "hidden_size": 4096, ...})  # doctest: +SKIP
+    """
+    if not isinstance(cfg, Mapping):
+        raise ConfigError("a config must be a JSON object", source=source)
+    c, mt = _text_part(cfg)
+    if not mt:
+        raise ConfigError(
+            f"missing field 'model_type' (one of: {', '.join(KNOWN_MODEL_TYPES)})",
+            "model_type",
+            source,
+        )
+    arch = _ARCH.get(mt)
+    if arch is None:
+        raise ConfigError(
+            f"unknown model_type {mt!r}; known: {', '.join(KNOWN_MODEL_TYPES)}",
+            "model_type",
+            source,
+        )
+
+    D = _int(c, _HIDDEN, "d_model", source)
+    L = _int(c, _LAYERS, "number of layers", source)
+    H = _int(c, _HEADS, "query heads", source)
+    V = _int(c, _VOCAB, "vocabulary size", source)
+
+    # --- attention ---
+    kv_lora = _opt_int(c, ("kv_lora_rank",), source)
+    if kv_lora:  # DeepSeek multi-head latent attention
+        d_nope = _int(c, ("qk_nope_head_dim",), "MLA no-rope head dim", source)
+        d_rope = _int(c, ("qk_rope_head_dim",), "MLA rope head dim", source)
+        d_v = _int(c, ("v_head_dim",), "MLA value head dim", source)
+        attn = Attention(
+            kind="mla",
+            n_heads=H,
+            n_kv_heads=H,
+            head_dim=d_nope + d_rope,
+            v_head_dim=d_v,
+            q_lora_rank=_opt_int(c, ("q_lora_rank",), source) or 0,
+            kv_lora_rank=kv_lora,
+            rope_head_dim=d_rope,
+        )
+    else:
+        K = _opt_int(c, _KV_HEADS, source)
+        if mt == "falcon" and not c.get("new_decoder_architecture"):
+            K = 1 if c.get("multi_query") else H
+        if K is None:
+            K = 1 if c.get("multi_query") else H
+        if H % K:
+            raise ConfigError(
+                f"num_attention_heads ({H}) is not a multiple of num_key_value_heads ({K})",
+                "num_key_value_heads",
+                source,
+            )
+        d_h = _opt_int(c, ("head_dim", "kv_channels"), source)
+        if d_h is None:  # only when the config does not state it
+            if D % H:
+                raise ConfigError(
+                    f"head_dim missing and hidden size {D} is not divisible by {H} heads",
+                    "head_dim",
+                    source,
+                )
+            d_h = D // H
+        bias = c.get("attention_bias", c.get("bias", arch.qkv_bias))
+        kind = "mha" if K == H else ("mqa" if K == 1 else "gqa")
+        attn = Attention(
+            kind=kind,
+            n_heads=H,
+            n_kv_heads=K,
+            head_dim=d_h,
+            v_head_dim=d_h,
+            qkv_bias=bool(bias),
+            o_bias=bool(c.get("attention_bias", c.get("bias", False))),
+            qk_norm=arch.qk_norm,
+            sinks=(mt == "gpt_oss"),
+        )
+
+    # --- feed-forward ---
+    E = _opt_int(c, _N_EXPERTS, source)
+    mlp_bias = bool(c.get("mlp_bias", c.get("bias", arch.mlp_bias)))
+    if mt == "gpt_oss":
+        mlp_bias = True  # gpt-oss experts carry biases (gate_up and down)
+    F_dense = _opt_int(c, ("intermediate_size_mlp", *_FF), source)
+    if F_dense is None:
+        if arch.gated:
+            raise ConfigError(
+                f"missing field 'intermediate_size' (d_ff; also accepted: {', '.join(_FF[1:])})",
+                "intermediate_size",
+                source,
+            )
+        F_dense = 4 * D  # GPT-J (n_inner null) and Falcon: the classic 4·D MLP
+    dense = FFN(d_ff=F_dense, gated=arch.gated, bias=mlp_bias)
+    moe_flags = [False] * L
+    moe: FFN | None = None
+    if E and E > 1:
+        k = _int(c, _TOP_K, "experts per token", source)
+        if k > E:
+            raise ConfigError(
+                f"num_experts_per_tok ({k}) exceeds the number of experts ({E})",
+                "num_experts_per_tok",
+                source,
+            )
+        F_exp = _opt_int(c, ("moe_intermediate_size", "intermediate_size"), source)
+        if F_exp is None:
+            raise ConfigError(
+                "missing field 'moe_intermediate_size'", "moe_intermediate_size", source
+            )
+        shared = 0
+        n_shared = int(c.get("n_shared_experts", 0) or 0)
+        if n_shared:
+            shared = n_shared * F_exp
+        elif c.get("shared_expert_intermediate_size"):
+            shared = int(c["shared_expert_intermediate_size"])
+        elif mt in ("llama4", "llama4_text"):
+            shared = F_exp  # Llama 4: one shared expert of intermediate_size in each MoE layer
+        moe = FFN(
+            d_ff=F_exp,
+            gated=arch.gated,
+            n_experts=E,
+            top_k=k,
+            d_shared=shared,
+            bias=mlp_bias,
+            router_bias=(mt == "gpt_oss"),
+        )
+        moe_flags = _moe_layers(c, mt, L)
+
+    # --- group layers by (window, ffn) ---
+    windows = _layer_windows(c, mt, L, source)
+    counts: dict[tuple[int | None, bool], int] = {}
+    for w, is_moe in zip(windows, moe_flags, strict=True):
+        counts[(w, is_moe)] = counts.get((w, is_moe), 0) + 1
+    groups = tuple(
+        LayerGroup(count=n, ffn=(moe if is_moe and moe is not None else dense), window=w)
+        for (w, is_moe), n in counts.items()
+    )
+
+    tie = c.get("tie_word_embeddings")
+    if tie is None:
+        tie = cfg.get("tie_word_embeddings", arch.tie_default)
+    norm_size = D * (2 if arch.norm_bias else 1)
+    parallel = bool(c.get("parallel_attn", c.get("use_parallel_residual", arch.parallel)))
+    if mt == "falcon" and c.get("new_decoder_architecture"):
+        norms = 2  # separate ln_attn and ln_mlp
+    elif parallel and mt == "falcon":
+        norms = 1
+    else:
+        norms = arch.norms_per_layer
+    return ModelSpec(
+        name=name or str(c.get("_name_or_path") or mt),
+        model_type=mt,
+        vocab_size=V,
+        d_model=D,
+        attention=attn,
+        groups=groups,
+        tie_embeddings=bool(tie),
+        parallel_block=parallel,
+        max_context=_opt_int(c, _MAX_POS, source),
+        norm_params_per_layer=norms * norm_size,
+        final_norm_params=norm_size,
+        lm_head_bias=arch.lm_head_bias,
+        source=source,
+    )

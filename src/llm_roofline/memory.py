@@ -1,0 +1,131 @@
+"""Memory per chip: weights, KV cache, activations, against capacity.
+
+Without parallelism (this version) the weights and the KV cache spread evenly over the n chips.
+A configuration that does not fit is reported with its numbers, never silently.
+
+Activations of a pass, per token in flight (flash attention: no S×S score matrix is stored):
+the residual stream, the normed input and the attention output (3·D), plus the widest
+intermediate of the feed-forward block (its gate and up halves: 2·F_active); and the logits of
+the last position of each sequence in fp32 (4·V bytes). Activations are held in 16 bits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .catalog import get_model
+from .dtypes import get_dtype
+from .errors import InputError
+from .hardware import Chip, System
+from .model import ModelSpec
+from .roofline import as_system, positive_array
+
+__all__ = ["MemoryUse", "activation_bytes", "max_batch", "memory_use"]
+
+FloatArray = NDArray[np.float64]
+ACT_BYTES = 2.0  # activations in bf16
+LOGIT_BYTES = 4.0  # logits in fp32
+
+
+def activation_bytes(
+    spec: ModelSpec, batch: ArrayLike, tokens_per_seq: ArrayLike = 1
+) -> FloatArray:
+    """Transient activation bytes of one pass over batch × tokens_per_seq tokens."""
+    B = np.asarray(batch, dtype=np.float64)
+    T = np.asarray(tokens_per_seq, dtype=np.float64)
+    per_token = (3 * spec.d_model + 2 * spec.max_d_ff_active) * ACT_BYTES
+    return np.asarray(B * T * per_token + B * spec.vocab_size * LOGIT_BYTES, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class MemoryUse:
+    """Bytes per chip, arrays on the broadcast grid of batch and context."""
+
+    weights: FloatArray
+    kv: FloatArray
+    activations: FloatArray
+    capacity: float  # usable bytes per chip
+
+    @property
+    def total(self) -> FloatArray:
+        return self.weights + self.kv + self.activations
+
+    @property
+    def fits(self) -> NDArray[np.bool_]:
+        return np.asarray(self.total <= self.capacity)
+
+    @property
+    def headroom(self) -> FloatArray:
+        """Bytes left per chip (negative: short by that much)."""
+        return self.capacity - self.total
+
+
+def _reserve(reserve_fraction: float) -> float:
+    if not 0.0 <= reserve_fraction < 1.0:
+        raise InputError(
+            f"reserve_fraction must be in [0, 1), got {reserve_fraction!r}",
+            field="reserve_fraction",
+        )
+    return reserve_fraction
+
+
+def memory_use(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    batch: ArrayLike = 1,
+    context_len: ArrayLike = 1,
+    *,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    tokens_per_seq: ArrayLike = 1,
+    reserve_fraction: float = 0.0,
+) -> MemoryUse:
+    """Memory per chip for `batch` sequences holding `context_len` tokens of KV each.
+
+    `reserve_fraction` keeps part of each chip's memory free (engines reserve some for their
+    runtime: vLLM uses 90% of the card by default, i.e. 0.1).
+    """
+    spec = get_model(model)
+    system = as_system(hardware, chips)
+    B = positive_array(batch, "batch")
+    S = positive_array(context_len, "context_len")
+    n = system.n_chips
+    weights = spec.params_stored * get_dtype(weight_dtype).bytes / n
+    kv = B * spec.kv_elements_per_sequence(S) * get_dtype(kv_dtype).bytes / n
+    act = activation_bytes(spec, B, tokens_per_seq) / n
+    shape = np.broadcast_shapes(np.shape(kv), np.shape(act))
+    return MemoryUse(
+        weights=np.full(shape, weights),
+        kv=np.broadcast_to(kv, shape),
+        activations=np.broadcast_to(act, shape),
+        capacity=system.chip.memory_bytes * (1.0 - _reserve(reserve_fraction)),
+    )
+
+
+def max_batch(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    context_len: ArrayLike = 1,
+    *,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    reserve_fraction: float = 0.0,
+) -> NDArray[np.int64]:
+    """The largest batch whose weights, KV cache and activations fit at `context_len`.
+
+    0 when the weights alone (plus one sequence) do not fit.
+    """
+    spec = get_model(model)
+    system = as_system(hardware, chips)
+    S = positive_array(context_len, "context_len")
+    capacity = system.memory_bytes * (1.0 - _reserve(reserve_fraction))
+    free = capacity - spec.params_stored * get_dtype(weight_dtype).bytes
+    per_seq = spec.kv_elements_per_sequence(S) * get_dtype(kv_dtype).bytes
+    per_seq = per_seq + activation_bytes(spec, 1.0, 1.0)
+    b = np.floor(np.maximum(free, 0.0) / per_seq)
+    return np.asarray(b, dtype=np.int64)

@@ -1,0 +1,334 @@
+"""ModelSpec: the architecture facts the roofline needs, and the counts derived from them.
+
+Parameters are counted three ways (STYLE.md):
+
+- stored: every parameter held in memory (embeddings, all experts, LM head if untied);
+- read per decode step: what one step must fetch from memory; for MoE only the experts the
+  step's tokens touch, and of an untied input embedding only the rows gathered;
+- multiplied per token: the parameters in matrix multiplies one token goes through (the
+  attention projections, the active experts, the LM head), which sets the FLOPs, 2 per parameter.
+
+Notation (DESIGN.md): L layers, D d_model, F d_ff (per expert), H query heads, K KV heads, d_h
+head dim, E routed experts, k experts per token, S context, B batch, T tokens per pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["FFN", "Attention", "LayerGroup", "ModelSpec", "causal_pairs", "experts_touched"]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One layer's attention. kind is mha, gqa, mqa or mla (DeepSeek's multi-head latent)."""
+
+    kind: str
+    n_heads: int  # H
+    n_kv_heads: int  # K (for MLA: H; the cache holds a shared latent instead)
+    head_dim: int  # d_h of queries and keys (MLA: nope + rope part)
+    v_head_dim: int  # d_h of values
+    q_lora_rank: int = 0  # MLA: low-rank query projection (0 = full projection)
+    kv_lora_rank: int = 0  # MLA: latent width of the KV cache
+    rope_head_dim: int = 0  # MLA: decoupled rotary part of each key, cached once per token
+    qkv_bias: bool = False
+    o_bias: bool = False
+    qk_norm: bool = False  # Qwen3, Gemma 3: an RMSNorm of d_h on q and k
+    sinks: bool = False  # gpt-oss: one learned logit per head
+
+    def params(self, D: int) -> int:
+        """Parameters of one attention layer (all multiplied per token)."""
+        H, K, dq, dv = self.n_heads, self.n_kv_heads, self.head_dim, self.v_head_dim
+        if self.kind == "mla":
+            r_q, r_kv, d_rope = self.q_lora_rank, self.kv_lora_rank, self.rope_head_dim
+            # low rank: down-projection, its RMSNorm, up-projection; else one projection
+            q = D * r_q + r_q + r_q * H * dq if r_q else D * H * dq
+            kv_a = D * (r_kv + d_rope) + r_kv  # to the latent and the shared rope key; its norm
+            kv_b = r_kv * H * (dq - d_rope + dv)  # latent to per-head no-rope keys and values
+            o = H * dv * D
+            return q + kv_a + kv_b + o
+        n = D * H * dq  # q
+        n += D * K * dq + D * K * dv  # k and v: K heads each (GQA/MQA share them)
+        n += H * dv * D  # o
+        if self.qkv_bias:
+            n += H * dq + K * dq + K * dv
+        if self.o_bias:
+            n += D
+        if self.qk_norm:
+            n += 2 * dq
+        if self.sinks:
+            n += H
+        return n
+
+    def kv_elements_per_token(self) -> int:
+        """Elements cached per token per layer: K keys and K values (MLA: latent + rope key)."""
+        if self.kind == "mla":
+            return self.kv_lora_rank + self.rope_head_dim
+        return self.n_kv_heads * (self.head_dim + self.v_head_dim)
+
+    def decode_flops_per_context_token(self) -> int:
+        """Attention FLOPs of one query token against one cached token (one layer).
+
+        Standard: 2·H·d_h for QK^T plus 2·H·d_h for the weighted sum of V = 4·H·d_h.
+        MLA in decode runs with the up-projections absorbed, so scores and sums are taken in the
+        latent space: 2·H·(r_kv + d_rope) + 2·H·r_kv.
+        """
+        H = self.n_heads
+        if self.kind == "mla":
+            return 2 * H * (self.kv_lora_rank + self.rope_head_dim) + 2 * H * self.kv_lora_rank
+        return 2 * H * self.head_dim + 2 * H * self.v_head_dim
+
+    def prefill_flops_per_context_token(self) -> int:
+        """As decode, but prefill expands the latent per token (no absorption): 2·H·(d_qk + d_v)."""
+        return 2 * self.n_heads * (self.head_dim + self.v_head_dim)
+
+
+@dataclass(frozen=True)
+class FFN:
+    """One layer's feed-forward block: dense (n_experts == 0) or mixture of experts."""
+
+    d_ff: int  # F: intermediate size (per routed expert for MoE)
+    gated: bool  # SwiGLU/GeGLU: gate, up, down = 3 matrices; plain MLP: up, down = 2
+    n_experts: int = 0  # E routed experts
+    top_k: int = 0  # k experts per token
+    d_shared: int = 0  # total intermediate size of always-on shared experts
+    bias: bool = False  # biases on the MLP matrices (GPT-J, gpt-oss)
+    router_bias: bool = False
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts > 0
+
+    def _mlp_params(self, D: int, F: int) -> int:
+        mats = 3 if self.gated else 2
+        n = mats * D * F
+        if self.bias:
+            n += (mats - 1) * F + D
+        return n
+
+    def expert_params(self, D: int) -> int:
+        """One routed expert (or the dense MLP when not MoE)."""
+        return self._mlp_params(D, self.d_ff)
+
+    def always_params(self, D: int) -> int:
+        """Parameters every token uses: the dense MLP, or the router and shared experts."""
+        if not self.is_moe:
+            return self._mlp_params(D, self.d_ff)
+        n = D * self.n_experts + (self.n_experts if self.router_bias else 0)
+        if self.d_shared:
+            n += self._mlp_params(D, self.d_shared)
+        return n
+
+    def params_stored(self, D: int) -> int:
+        return self.always_params(D) + self.n_experts * self.expert_params(D)
+
+    def params_multiplied(self, D: int) -> int:
+        return self.always_params(D) + self.top_k * self.expert_params(D)
+
+
+@dataclass(frozen=True)
+class LayerGroup:
+    """`count` identical layers: same attention window and feed-forward block."""
+
+    count: int
+    ffn: FFN
+    window: int | None = None  # sliding-window (or chunked) attention span; None = global
+
+
+def experts_touched(E: int, k: int, tokens: ArrayLike) -> FloatArray:
+    """Expected distinct experts hit by `tokens` tokens each picking k of E uniformly.
+
+    E·(1 − (1 − k/E)^tokens): Epoch AI, "Inference economics of language models" (2025).
+    """
+    t = np.asarray(tokens, dtype=np.float64)
+    return np.asarray(E * (1.0 - (1.0 - k / E) ** t), dtype=np.float64)
+
+
+def _sum_to(n: FloatArray) -> FloatArray:
+    return n * (n + 1.0) / 2.0
+
+
+def causal_pairs(T: ArrayLike, S0: ArrayLike, window: int | None) -> FloatArray:
+    """Query–key pairs when T new tokens follow S0 cached ones under causal attention.
+
+    Token j (1-based, j = S0+1 .. S0+T) sees min(j, W) keys, so the sum is
+    Σ_j min(j, W) = [sum_to(min(b, W)) − sum_to(min(a−1, W))] + W·(max(b, W) − max(a−1, W))
+    with a = S0+1, b = S0+T; without a window it is T·S0 + T(T+1)/2.
+    """
+    t = np.asarray(T, dtype=np.float64)
+    s0 = np.asarray(S0, dtype=np.float64)
+    b = s0 + t
+    if window is None:
+        return np.asarray(_sum_to(b) - _sum_to(s0), dtype=np.float64)
+    w = float(window)
+    lo = np.minimum(s0, w)
+    hi = np.minimum(b, w)
+    return np.asarray(
+        _sum_to(hi) - _sum_to(lo) + w * (np.maximum(b, w) - np.maximum(s0, w)), dtype=np.float64
+    )
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A transformer decoder, as far as speed and memory are concerned."""
+
+    name: str
+    model_type: str
+    vocab_size: int  # V
+    d_model: int  # D
+    attention: Attention
+    groups: tuple[LayerGroup, ...]
+    tie_embeddings: bool
+    parallel_block: bool = False  # attention and FFN side by side (GPT-J, PaLM, Falcon)
+    max_context: int | None = None
+    norm_params_per_layer: int = 0
+    final_norm_params: int = 0
+    lm_head_bias: bool = False
+    source: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    # ---- shape ---------------------------------------------------------------------------
+
+    @property
+    def n_layers(self) -> int:
+        """L."""
+        return sum(g.count for g in self.groups)
+
+    @property
+    def is_moe(self) -> bool:
+        return any(g.ffn.is_moe for g in self.groups)
+
+    # ---- parameters, three ways ----------------------------------------------------------
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab_size * self.d_model
+
+    @property
+    def lm_head_params(self) -> int:
+        """The output projection, multiplied per token whether or not it is tied."""
+        return self.vocab_size * self.d_model + (self.vocab_size if self.lm_head_bias else 0)
+
+    def _layer_params(self, group: LayerGroup, ffn_params: int) -> int:
+        return group.count * (
+            self.attention.params(self.d_model) + ffn_params + self.norm_params_per_layer
+        )
+
+    @property
+    def params_stored(self) -> int:
+        """Every parameter held in memory."""
+        D = self.d_model
+        n = self.embedding_params + self.final_norm_params
+        if not self.tie_embeddings:
+            n += self.lm_head_params
+        for g in self.groups:
+            n += self._layer_params(g, g.ffn.params_stored(D))
+        return n
+
+    @property
+    def params_multiplied(self) -> int:
+        """N_active: parameters in the matmuls of one token (the embedding gather excluded)."""
+        D = self.d_model
+        n = self.lm_head_params
+        for g in self.groups:
+            n += g.count * (self.attention.params(D) + g.ffn.params_multiplied(D))
+        return n
+
+    @property
+    def params_routed(self) -> int:
+        """Parameters in routed experts (what a step may skip)."""
+        return sum(
+            g.count * g.ffn.n_experts * g.ffn.expert_params(self.d_model) for g in self.groups
+        )
+
+    def params_read(self, tokens: ArrayLike) -> FloatArray:
+        """Parameters one forward pass over `tokens` tokens must fetch from memory.
+
+        All dense weights; of each MoE layer's routed experts only the expected number touched
+        (uniform routing); of an untied input embedding only the rows gathered (a tied one is
+        read whole anyway as the LM head).
+        """
+        t = np.asarray(tokens, dtype=np.float64)
+        D = self.d_model
+        n = np.full_like(t, float(self.params_stored - self.params_routed))
+        for g in self.groups:
+            f = g.ffn
+            if f.is_moe:
+                touched = experts_touched(f.n_experts, f.top_k, t)
+                n = n + g.count * touched * f.expert_params(D)
+        if not self.tie_embeddings:
+            n = n - self.embedding_params + np.minimum(t, self.vocab_size) * D
+        return np.asarray(n, dtype=np.float64)
+
+    # ---- KV cache and attention ----------------------------------------------------------
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """KV elements one token adds to the cache, all layers, ignoring windows."""
+        return self.n_layers * self.attention.kv_elements_per_token()
+
+    def kv_bytes_per_token(self, kv_bytes: float) -> float:
+        """Bytes one token adds to the cache (all layers, before any window evicts it)."""
+        return self.kv_elements_per_token * kv_bytes
+
+    def kv_elements_per_sequence(self, context: ArrayLike) -> FloatArray:
+        """KV elements a sequence of `context` tokens holds: sliding layers keep the last W."""
+        s = np.asarray(context, dtype=np.float64)
+        per_layer = self.attention.kv_elements_per_token()
+        total = np.zeros_like(s)
+        for g in self.groups:
+            s_eff = s if g.window is None else np.minimum(s, float(g.window))
+            total = total + g.count * per_layer * s_eff
+        return np.asarray(total, dtype=np.float64)
+
+    def decode_attention_flops(self, context: ArrayLike) -> FloatArray:
+        """Attention FLOPs of one decode token against `context` cached tokens (all layers)."""
+        s = np.asarray(context, dtype=np.float64)
+        per = self.attention.decode_flops_per_context_token()
+        total = np.zeros_like(s)
+        for g in self.groups:
+            s_eff = s if g.window is None else np.minimum(s, float(g.window))
+            total = total + g.count * per * s_eff
+        return np.asarray(total, dtype=np.float64)
+
+    def prefill_attention_flops(self, T: ArrayLike, S0: ArrayLike = 0) -> FloatArray:
+        """Causal attention FLOPs of T new tokens after S0 cached ones, one sequence."""
+        per = self.attention.prefill_flops_per_context_token()
+        total: FloatArray = np.zeros(np.broadcast(np.asarray(T), np.asarray(S0)).shape)
+        for g in self.groups:
+            total = total + g.count * per * causal_pairs(T, S0, g.window)
+        return total
+
+    # ---- activations ---------------------------------------------------------------------
+
+    @property
+    def max_d_ff_active(self) -> int:
+        """Widest intermediate a token passes through in one layer (for activation memory)."""
+        widest = 0
+        for g in self.groups:
+            f = g.ffn
+            width = f.d_ff * max(f.top_k, 1) + f.d_shared
+            widest = max(widest, width)
+        return widest
+
+    def summary(self) -> dict[str, float | int | str | bool]:
+        """Key figures for listings."""
+        return {
+            "name": self.name,
+            "model_type": self.model_type,
+            "layers": self.n_layers,
+            "d_model": self.d_model,
+            "attention": self.attention.kind,
+            "heads": self.attention.n_heads,
+            "kv_heads": self.attention.n_kv_heads,
+            "head_dim": self.attention.head_dim,
+            "moe": self.is_moe,
+            "params_stored": self.params_stored,
+            "params_multiplied": self.params_multiplied,
+            "kv_elements_per_token": self.kv_elements_per_token,
+        }

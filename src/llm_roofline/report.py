@@ -1,0 +1,110 @@
+"""Tables of the lecture's numbers for one model on one system (no formulas here: every figure
+comes from the engine)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .catalog import get_model
+from .cost import usd_per_million_tokens
+from .hardware import Chip, System
+from .memory import max_batch
+from .model import ModelSpec
+from .roofline import as_system, balance_batch, decode_step, latency_floor
+
+__all__ = ["DecodeReport", "decode_report"]
+
+
+@dataclass(frozen=True)
+class DecodeReport:
+    """Headline figures and a batch table for one model, system, context and data types."""
+
+    model: str
+    hardware: str
+    chips: int
+    context_len: int
+    weight_dtype: str
+    kv_dtype: str
+    overlap: str
+    latency_floor_s: float
+    balance_batch: float
+    drain_time_s: float
+    max_batch: int
+    rows: list[dict[str, Any]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _batches(largest: int) -> list[int]:
+    """1, 2, 4, ... up to the largest batch that fits, and that batch itself."""
+    out = [1]
+    while out[-1] * 2 <= largest:
+        out.append(out[-1] * 2)
+    if largest > out[-1]:
+        out.append(largest)
+    return out
+
+
+def decode_report(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    *,
+    context_len: int = 4096,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    overlap: str = "full",
+) -> DecodeReport:
+    """The lecture's first-section numbers: latency floor, B*, drain time, the largest batch
+    that fits, and a table over batch of each term of the step."""
+    spec = get_model(model)
+    system = as_system(hardware, chips)
+    fit = int(
+        max_batch(
+            spec, system, context_len=context_len, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+        )
+    )
+    batches = np.asarray(_batches(max(fit, 1)), dtype=np.float64)
+    step = decode_step(
+        spec,
+        system,
+        batch=batches,
+        context_len=context_len,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        overlap=overlap,
+    )
+    price_known = system.chip.price_usd_per_s > 0
+    usd = usd_per_million_tokens(step) if price_known else np.full(batches.shape, np.nan)
+    rows = [
+        {
+            "batch": int(b),
+            "t_compute_s": float(step.t_compute[i]),
+            "t_weights_s": float(step.t_weights[i]),
+            "t_kv_s": float(step.t_kv[i]),
+            "t_step_s": float(step.t_step[i]),
+            "bound": str(step.bound_names[i]),
+            "tokens_per_s": float(step.tokens_per_s[i]),
+            "usd_per_million_tokens": float(usd[i]) if price_known else None,
+            "fits": bool(b <= fit),
+        }
+        for i, b in enumerate(batches)
+    ]
+    return DecodeReport(
+        model=spec.name,
+        hardware=system.chip.id,
+        chips=system.n_chips,
+        context_len=int(context_len),
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        overlap=overlap,
+        latency_floor_s=latency_floor(spec, system, weight_dtype=weight_dtype),
+        balance_batch=balance_batch(spec, system, weight_dtype=weight_dtype),
+        drain_time_s=system.chip.drain_time_s,
+        max_batch=fit,
+        rows=rows,
+    )

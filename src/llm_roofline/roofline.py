@@ -1,0 +1,332 @@
+"""The roofline: time of a decode step and of a prefill on a whole system of n chips.
+
+Every function broadcasts: give `batch` and `context_len` as numpy arrays (e.g. shapes (n, 1)
+and (1, m)) and get every term back on the broadcast grid, one call for a whole sweep.
+
+Decode step (DESIGN.md, "core equations"), all terms lower bounds:
+
+    t_matmul  = 2 · N_multiplied · B / (n · FLOP/s)
+    t_attn    = B · Σ_layers c_attn · min(S, W) / (n · FLOP/s)    c_attn = 4·H·d_h (MLA: own)
+    t_weights = bytes of weights read this step / (n · BW)          MoE: experts touched by B tokens
+    t_kv      = B · KV bytes of a sequence at context S / (n · BW)   windows honoured
+    t_comm    = 0 until parallelism is modelled
+
+    overlap "full"   : max(t_matmul + t_attn, t_weights + t_kv) + t_comm   (the lecture's; default)
+    overlap "per-op" : max(t_matmul, t_weights) + max(t_attn, t_kv) + t_comm
+    overlap "none"   : t_matmul + t_attn + t_weights + t_kv + t_comm
+
+"full" is the default because it is the lowest of the three: the `ideal` engine is a lower
+bound, and any real schedule is at least as slow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .catalog import get_hardware, get_model
+from .dtypes import get_dtype
+from .errors import InputError
+from .hardware import Chip, System
+from .model import ModelSpec
+
+__all__ = [
+    "BOUND_NAMES",
+    "OVERLAP_MODES",
+    "StepTime",
+    "as_system",
+    "balance_batch",
+    "balance_batch_formula",
+    "balanced_context",
+    "decode_step",
+    "latency_floor",
+    "positive_array",
+    "prefill",
+]
+
+FloatArray = NDArray[np.float64]
+
+OVERLAP_MODES = ("full", "per-op", "none")
+BOUND_NAMES = ("compute", "memory", "communication")
+
+
+def positive_array(value: ArrayLike, name: str) -> FloatArray:
+    """`value` as a float array, every element finite and > 0, else an InputError naming it."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a positive number, got {value!r}", field=name) from None
+    if a.size == 0:
+        raise InputError(f"{name} is empty", field=name)
+    if not (np.all(np.isfinite(a)) and np.all(a > 0)):
+        bad = a[~(np.isfinite(a) & (a > 0))].flat[0]
+        raise InputError(f"{name} must be positive and finite, got {bad!r}", field=name)
+    return a
+
+
+def as_system(hardware: str | Chip | System, chips: int = 1) -> System:
+    """A System from a catalog id, a Chip and a chip count, or a System (returned as is)."""
+    if isinstance(hardware, System):
+        return hardware
+    return System(get_hardware(hardware), chips)
+
+
+def _overlap(mode: str) -> str:
+    if mode not in OVERLAP_MODES:
+        raise InputError(
+            f"overlap must be one of {', '.join(OVERLAP_MODES)}, got {mode!r}", field="overlap"
+        )
+    return mode
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """The terms of one pass (a decode step or a prefill) and its time, in seconds.
+
+    Arrays share the broadcast shape of the inputs. `bound` holds indices into BOUND_NAMES.
+    """
+
+    t_matmul: FloatArray
+    t_attn: FloatArray
+    t_weights: FloatArray
+    t_kv: FloatArray
+    t_comm: FloatArray
+    t_step: FloatArray
+    bound: NDArray[np.int8]
+    batch: FloatArray
+    tokens_per_pass: FloatArray  # per sequence: 1 in decode, T in prefill
+    overlap: str
+    system: System
+
+    @property
+    def t_compute(self) -> FloatArray:
+        return self.t_matmul + self.t_attn
+
+    @property
+    def t_memory(self) -> FloatArray:
+        return self.t_weights + self.t_kv
+
+    @property
+    def bound_names(self) -> NDArray[np.str_]:
+        return np.asarray(BOUND_NAMES)[self.bound]
+
+    @property
+    def tokens(self) -> FloatArray:
+        """Tokens produced (decode) or processed (prefill) by the pass, all sequences."""
+        return self.batch * self.tokens_per_pass
+
+    @property
+    def tokens_per_s(self) -> FloatArray:
+        return self.tokens / self.t_step
+
+
+def _combine(
+    t_matmul: FloatArray,
+    t_attn: FloatArray,
+    t_weights: FloatArray,
+    t_kv: FloatArray,
+    t_comm: FloatArray,
+    overlap: str,
+) -> tuple[FloatArray, NDArray[np.int8]]:
+    t_compute = t_matmul + t_attn
+    t_memory = t_weights + t_kv
+    if overlap == "full":
+        t = np.maximum(t_compute, t_memory)
+    elif overlap == "per-op":
+        t = np.maximum(t_matmul, t_weights) + np.maximum(t_attn, t_kv)
+    else:
+        t = t_compute + t_memory
+    t = t + t_comm
+    bound = np.where(t_compute >= t_memory, 0, 1).astype(np.int8)
+    bound = np.where((t_comm > t_compute) & (t_comm > t_memory), np.int8(2), bound)
+    return np.asarray(t, dtype=np.float64), bound
+
+
+def _resolve(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int,
+    weight_dtype: str,
+    kv_dtype: str,
+    compute_dtype: str | None,
+) -> tuple[ModelSpec, System, float, float, float]:
+    spec = get_model(model)
+    system = as_system(hardware, chips)
+    w_bytes = get_dtype(weight_dtype).bytes
+    kv_bytes = get_dtype(kv_dtype).bytes
+    cdt = compute_dtype or system.chip.compute_dtype_for(get_dtype(weight_dtype).name)
+    flops = system.flops(cdt)
+    return spec, system, w_bytes, kv_bytes, flops
+
+
+def decode_step(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    batch: ArrayLike = 1,
+    context_len: ArrayLike = 1,
+    *,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    compute_dtype: str | None = None,
+    overlap: str = "full",
+) -> StepTime:
+    """One decode step: `batch` sequences each holding `context_len` tokens of KV cache.
+
+    >>> s = decode_step("llama-3.1-8b", "h100-sxm", batch=[1, 64], context_len=4096)
+    >>> s.t_step.shape
+    (2,)
+    """
+    spec, system, w_bytes, kv_bytes, flops = _resolve(
+        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype
+    )
+    B = positive_array(batch, "batch")
+    S = positive_array(context_len, "context_len")
+    mode = _overlap(overlap)
+    bw = system.memory_bw
+
+    t_matmul = 2.0 * spec.params_multiplied * B / flops  # 2 FLOP per multiply-add
+    t_attn = B * spec.decode_attention_flops(S) / flops
+    t_weights = spec.params_read(B) * w_bytes / bw  # MoE: experts touched by B tokens
+    t_kv = B * spec.kv_elements_per_sequence(S) * kv_bytes / bw
+    shape = np.broadcast_shapes(t_matmul.shape, t_attn.shape, t_weights.shape, t_kv.shape)
+    t_matmul, t_attn, t_weights, t_kv = (
+        np.broadcast_to(x, shape) for x in (t_matmul, t_attn, t_weights, t_kv)
+    )
+    t_comm = np.zeros(shape)
+    t_step, bound = _combine(t_matmul, t_attn, t_weights, t_kv, t_comm, mode)
+    return StepTime(
+        t_matmul=t_matmul,
+        t_attn=t_attn,
+        t_weights=t_weights,
+        t_kv=t_kv,
+        t_comm=t_comm,
+        t_step=t_step,
+        bound=bound,
+        batch=np.broadcast_to(B, shape),
+        tokens_per_pass=np.ones(shape),
+        overlap=mode,
+        system=system,
+    )
+
+
+def prefill(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    batch: ArrayLike = 1,
+    prompt_len: ArrayLike = 1,
+    *,
+    cached_len: ArrayLike = 0,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    compute_dtype: str | None = None,
+    overlap: str = "full",
+) -> StepTime:
+    """One prefill pass: `batch` sequences of `prompt_len` new tokens after `cached_len` cached.
+
+    Compute: 2·N_multiplied per token plus causal attention (token j sees min(j, W) keys).
+    Memory: weights once (MoE: experts touched by all B·T tokens), the cached KV read once,
+    and the new tokens' KV written once.
+    """
+    spec, system, w_bytes, kv_bytes, flops = _resolve(
+        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype
+    )
+    B = positive_array(batch, "batch")
+    T = positive_array(prompt_len, "prompt_len")
+    S0 = np.asarray(cached_len, dtype=np.float64)
+    if not (np.all(np.isfinite(S0)) and np.all(S0 >= 0)):
+        raise InputError("cached_len must be zero or positive", field="cached_len")
+    mode = _overlap(overlap)
+    bw = system.memory_bw
+
+    tokens = B * T
+    t_matmul = 2.0 * spec.params_multiplied * tokens / flops
+    t_attn = B * spec.prefill_attention_flops(T, S0) / flops
+    t_weights = spec.params_read(tokens) * w_bytes / bw
+    kv_elems = spec.kv_elements_per_sequence(np.maximum(S0, 1.0)) * (S0 > 0)  # read the cache
+    kv_elems = kv_elems + T * spec.kv_elements_per_token  # write every new token
+    t_kv = B * kv_elems * kv_bytes / bw
+    shape = np.broadcast_shapes(t_matmul.shape, t_attn.shape, t_weights.shape, t_kv.shape)
+    t_matmul, t_attn, t_weights, t_kv = (
+        np.broadcast_to(x, shape) for x in (t_matmul, t_attn, t_weights, t_kv)
+    )
+    t_comm = np.zeros(shape)
+    t_step, bound = _combine(t_matmul, t_attn, t_weights, t_kv, t_comm, mode)
+    return StepTime(
+        t_matmul=t_matmul,
+        t_attn=t_attn,
+        t_weights=t_weights,
+        t_kv=t_kv,
+        t_comm=t_comm,
+        t_step=t_step,
+        bound=bound,
+        batch=np.broadcast_to(B, shape),
+        tokens_per_pass=np.broadcast_to(T, shape).astype(np.float64),
+        overlap=mode,
+        system=system,
+    )
+
+
+def latency_floor(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    *,
+    weight_dtype: str = "bf16",
+) -> float:
+    """The fastest a decode step can be: the weights one token needs, read once at full
+    bandwidth (for a dense model all weights; for MoE the experts one token touches)."""
+    spec = get_model(model)
+    system = as_system(hardware, chips)
+    return float(spec.params_read(1.0)) * get_dtype(weight_dtype).bytes / system.memory_bw
+
+
+def balance_batch_formula(
+    ops_per_byte: float, bytes_per_weight: float, n_total: float, n_active: float
+) -> float:
+    """B* = (FLOP/s / BW) · (bytes per weight / 2) · (N_total / N_active).
+
+    The batch at which matmul time 2·N_active·B / FLOP/s equals the time to fetch all
+    N_total weights (KV ignored): the lecture's balance point.
+    """
+    return ops_per_byte * (bytes_per_weight / 2.0) * (n_total / n_active)
+
+
+def balance_batch(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    *,
+    weight_dtype: str = "bf16",
+    compute_dtype: str | None = None,
+) -> float:
+    """B* for a catalog model on a chip: N_total = parameters stored, N_active = parameters
+    multiplied per token. The chip count cancels; KV traffic pushes the real balance higher."""
+    spec = get_model(model)
+    chip = as_system(hardware).chip
+    cdt = compute_dtype or chip.compute_dtype_for(get_dtype(weight_dtype).name)
+    return balance_batch_formula(
+        chip.flops(cdt) / chip.memory_bw,
+        get_dtype(weight_dtype).bytes,
+        spec.params_stored,
+        spec.params_multiplied,
+    )
+
+
+def balanced_context(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    *,
+    kv_dtype: str = "bf16",
+    weight_dtype: str = "bf16",
+    compute_dtype: str | None = None,
+) -> float:
+    """The context S at which one sequence's KV fetch time equals its matmul time:
+    S · kv_bytes_per_token / BW = 2 · N_multiplied / FLOP/s (batch cancels; windows ignored)."""
+    spec = get_model(model)
+    chip = as_system(hardware).chip
+    cdt = compute_dtype or chip.compute_dtype_for(get_dtype(weight_dtype).name)
+    kv = spec.kv_bytes_per_token(get_dtype(kv_dtype).bytes)
+    return 2.0 * spec.params_multiplied * chip.memory_bw / (chip.flops(cdt) * kv)

@@ -1,0 +1,124 @@
+"""Small cases with the arithmetic written out by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import llm_roofline as lr
+from llm_roofline import System, spec_from_config
+
+from .conftest import llama_like, make_chip
+
+
+def test_small_llama_parameter_counts(small_model: lr.ModelSpec) -> None:
+    # D = 1024, L = 4, H = 8, K = 2, d_h = 1024/8 = 128, F = 4096, V = 1000, untied.
+    # attention: q 1024·1024 + k 1024·256 + v 1024·256 + o 1024·1024 = 2,621,440
+    # MLP (SwiGLU, 3 matrices): 3 · 1024 · 4096 = 12,582,912
+    # norms: 2 · 1024 = 2,048 per layer;   per layer = 15,206,400;   × 4 = 60,825,600
+    # embeddings 1000 · 1024 = 1,024,000; LM head 1,024,000; final norm 1,024
+    assert small_model.params_stored == 60_825_600 + 1_024_000 + 1_024_000 + 1_024
+    # multiplied per token: 4 · (2,621,440 + 12,582,912) + LM head 1,024,000 = 61,841,408
+    assert small_model.params_multiplied == 61_841_408
+    # KV per token: 2 (k, v) · 2 heads · 128 · 4 layers = 2,048 elements
+    assert small_model.kv_elements_per_token == 2_048
+    assert small_model.attention.kind == "gqa"
+
+
+def test_small_llama_decode_step(small_model: lr.ModelSpec) -> None:
+    chip = make_chip()  # 1e15 FLOP/s, 1e12 B/s, $0.001 per second
+    s = lr.decode_step(small_model, chip, batch=10, context_len=1000)
+    # t_matmul = 2 · 61,841,408 · 10 / 1e15 = 1.23682816e-6 s
+    assert s.t_matmul[()] == pytest.approx(1.23682816e-6)
+    # t_attn = 10 · 4 layers · 4 · H 8 · d_h 128 · 1000 / 1e15 = 1.6384e-7 s
+    assert s.t_attn[()] == pytest.approx(1.6384e-7)
+    # weights read: stored minus the untied embedding table plus 10 gathered rows:
+    # (62,874,624 − 1,024,000 + 10,240) · 2 bytes / 1e12 = 1.23721728e-4 s
+    assert s.t_weights[()] == pytest.approx((62_874_624 - 1_024_000 + 10_240) * 2 / 1e12)
+    # KV: 10 sequences · 1000 tokens · 2,048 elements · 2 bytes / 1e12 = 4.096e-5 s
+    assert s.t_kv[()] == pytest.approx(4.096e-5)
+    # full overlap: max(compute, memory) = memory
+    assert s.t_step[()] == pytest.approx(s.t_weights[()] + s.t_kv[()])
+    assert list(np.atleast_1d(s.bound_names)) == ["memory"]
+    # cost: $0.001/s · t_step / 10 tokens
+    assert lr.usd_per_token(s)[()] == pytest.approx(0.001 * s.t_step[()] / 10)
+    assert lr.joules_per_token(s)[()] == pytest.approx(1000.0 * s.t_step[()] / 10)
+
+
+def test_overlap_modes_order_and_values(small_model: lr.ModelSpec) -> None:
+    chip = make_chip(flops=1e12)  # slow compute so both sides matter
+    kw = {"batch": 64, "context_len": 2000}
+    full = lr.decode_step(small_model, chip, overlap="full", **kw)
+    per_op = lr.decode_step(small_model, chip, overlap="per-op", **kw)
+    none = lr.decode_step(small_model, chip, overlap="none", **kw)
+    a, b, c, d = full.t_matmul, full.t_attn, full.t_weights, full.t_kv
+    assert full.t_step == pytest.approx(max(a + b, c + d))
+    assert per_op.t_step == pytest.approx(max(a, c) + max(b, d))
+    assert none.t_step == pytest.approx(a + b + c + d)
+    assert full.t_step <= per_op.t_step <= none.t_step
+
+
+def test_prefill_small(small_model: lr.ModelSpec) -> None:
+    chip = make_chip()
+    p = lr.prefill(small_model, chip, batch=2, prompt_len=100)
+    # matmul: 2 · 61,841,408 · 200 tokens / 1e15
+    assert p.t_matmul[()] == pytest.approx(2 * 61_841_408 * 200 / 1e15)
+    # causal attention: token j sees j keys; Σ_{j=1..100} j = 5,050 pairs per layer;
+    # 4 · H · d_h = 4,096 FLOP per pair; 4 layers; 2 sequences
+    assert p.t_attn[()] == pytest.approx(2 * 4 * 4_096 * 5_050 / 1e15)
+    # KV written: 2 · 100 tokens · 2,048 elements · 2 bytes
+    assert p.t_kv[()] == pytest.approx(2 * 100 * 2_048 * 2 / 1e12)
+
+
+def test_causal_pairs_with_window() -> None:
+    # 10 tokens after 0, window 4: keys seen 1,2,3,4,4,4,4,4,4,4 = 34
+    assert lr.model.causal_pairs(10, 0, 4) == pytest.approx(34)
+    # 3 tokens after 5 cached, window 4: 4+4+4 = 12
+    assert lr.model.causal_pairs(3, 5, 4) == pytest.approx(12)
+    # no window: 3 tokens after 5: 6+7+8 = 21
+    assert lr.model.causal_pairs(3, 5, None) == pytest.approx(21)
+    # 3 tokens after 2, window 4: 3+4+4 = 11
+    assert lr.model.causal_pairs(3, 2, 4) == pytest.approx(11)
+
+
+def test_memory_and_max_batch(small_model: lr.ModelSpec) -> None:
+    chip = make_chip(mem=1e9)  # 1 GB
+    # weights: 62,874,624 · 2 bytes = 125,749,248 bytes
+    # per sequence at 1000 tokens: 1000 · 2,048 · 2 = 4,096,000 bytes KV
+    # activations per sequence (one token): (3·1024 + 2·4096) · 2 + 1000 · 4 = 26,528 bytes
+    free = 1e9 - 125_749_248
+    expect = int(free // (4_096_000 + 26_528))
+    assert int(lr.max_batch(small_model, chip, context_len=1000)) == expect
+    m = lr.memory_use(small_model, chip, batch=expect, context_len=1000)
+    assert bool(m.fits)
+    m2 = lr.memory_use(small_model, chip, batch=expect + 1, context_len=1000)
+    assert not bool(m2.fits)
+    assert m2.headroom < 0
+
+
+def test_chips_split_everything_evenly(small_model: lr.ModelSpec) -> None:
+    one = lr.decode_step(small_model, System(make_chip(), 1), batch=32, context_len=500)
+    four = lr.decode_step(small_model, System(make_chip(), 4), batch=32, context_len=500)
+    for name in ("t_matmul", "t_attn", "t_weights", "t_kv", "t_step"):
+        assert getattr(four, name) == pytest.approx(getattr(one, name) / 4)
+
+
+def test_sliding_window_caps_kv_and_attention() -> None:
+    # Mistral-7B-v0.1 style: every layer slides with W = 4096
+    spec = spec_from_config(llama_like(sliding_window=64, model_type="mistral"))
+    full = spec_from_config(llama_like())
+    assert spec.kv_elements_per_sequence(32) == full.kv_elements_per_sequence(32)
+    assert spec.kv_elements_per_sequence(1000) == full.kv_elements_per_sequence(64)
+    assert spec.decode_attention_flops(1000) == full.decode_attention_flops(64)
+
+
+def test_vectorised_grid_matches_pointwise(small_model: lr.ModelSpec) -> None:
+    chip = make_chip()
+    B = np.array([1, 8, 64])[:, None]
+    S = np.array([10, 1000, 30000])[None, :]
+    grid = lr.decode_step(small_model, chip, batch=B, context_len=S)
+    assert grid.t_step.shape == (3, 3)
+    for i, b in enumerate([1, 8, 64]):
+        for j, s in enumerate([10, 1000, 30000]):
+            one = lr.decode_step(small_model, chip, batch=b, context_len=s)
+            assert grid.t_step[i, j] == pytest.approx(one.t_step[()])
