@@ -99,6 +99,15 @@ def test_announced_parts_are_marked() -> None:
     assert lr.get_hardware("rubin").status == "announced"
 
 
+@pytest.mark.parametrize("hw_id", REQUIRED)
+def test_estimated_figures_name_real_fields(hw_id: str) -> None:
+    rec = hardware_records()[hw_id]
+    for key in rec.get("estimated", []):
+        assert isinstance(rec.get(key), (int, float)), f"{hw_id}: estimated {key!r} is no figure"
+        why = (rec.get("notes", "") + rec.get("price_basis", "")).lower()
+        assert any(w in why for w in ("est", "assum", "deriv", "placeholder")), hw_id
+
+
 def test_unknown_hardware_names_closest() -> None:
     with pytest.raises(lr.UnknownIdError) as exc:
         lr.get_hardware("h100")

@@ -36,6 +36,11 @@ PUBLISHED = [
     ("llama-3.3-70b", 70e9, "github.com/meta-llama/llama-models llama3_3/MODEL_CARD.md"),
     ("mistral-7b", 7.3e9, "mistral.ai/news/announcing-mistral-7b ('a 7.3B parameter model')"),
     ("mixtral-8x7b", 46.7e9, "mistral.ai/news/mixtral-of-experts (46.7B total)"),
+    ("mixtral-8x22b", 141e9, "mistral.ai/news/mixtral-8x22b (141B total, 39B active)"),
+    ("llama-4-scout", 109e9, "Meta Llama 4 model card: 109B total (vision encoder included)"),
+    ("llama-4-maverick", 400e9, "Meta Llama 4 model card: 400B total (vision encoder included)"),
+    ("gemma-3-27b", 27.433e9, "Gemma 3 report, arXiv 2503.19786, Table 1: 417M + 1,416M + 25,600M"),
+    ("falcon-180b", 180e9, "huggingface.co/tiiuae/falcon-180B model card; arXiv 2311.16867"),
     ("qwen2.5-7b", 7.61e9, "huggingface.co/Qwen/Qwen2.5-7B model card"),
     ("qwen2.5-14b", 14.7e9, "huggingface.co/Qwen/Qwen2.5-14B model card"),
     ("qwen2.5-32b", 32.5e9, "huggingface.co/Qwen/Qwen2.5-32B model card"),
@@ -106,6 +111,37 @@ def test_gpt_oss_active_parameters() -> None:
     assert lr.get_model("gpt-oss-20b").params_multiplied == pytest.approx(3.61e9, rel=0.01)
 
 
+def test_llama4_vision_tower_by_hand() -> None:
+    # Llama 4 vision_config: d 1408, MLP 5632, 34 layers, patch 14, image 336, 3 channels,
+    # pixel-shuffle ratio 0.5, projector 4096 -> 4096, vision output 4096, text D 5120.
+    d, f = 1408, 5632
+    patch_embed = 3 * 14 * 14 * d  # unfold + linear, no bias: 827,904
+    class_and_pos = d + ((336 // 14) ** 2 + 1) * d  # 1,408 + 577 · 1,408
+    norms = 2 * 2 * d  # pre and post LayerNorm
+    block = 4 * (d * d + d) + 2 * d * f + f + d + 2 * 2 * d  # attention, MLP, 2 LayerNorms
+    adapter = (d * 4) * 4096 + 4096 * 4096  # pixel shuffle 2x2 -> 4·d, then 4096 -> 4096
+    projector = 4096 * 5120
+    expect = patch_embed + class_and_pos + norms + 34 * block + adapter + projector
+    assert expect == 871_932_416
+    assert lr.get_model("llama-4-scout").params_vision == expect
+
+
+def test_gemma3_siglip_encoder_matches_report() -> None:
+    # Gemma 3 report Table 1: vision encoder 417M. SigLIP So400m at 896 px: the encoder without
+    # Gemma's 1152 x 5376 projector (6,193,152) and its norm (1,152).
+    spec = lr.get_model("gemma-3-27b")
+    encoder = spec.params_vision - 1152 * 5376 - 1152
+    assert encoder == pytest.approx(417e6, rel=0.005)
+    # text only: embedding 1,416M + non-embedding 25,600M = 27,016M (same table)
+    assert spec.params_text == pytest.approx(27.016e9, rel=0.001)
+
+
+def test_vision_tower_is_stored_but_not_read_in_decode() -> None:
+    spec = lr.get_model("gemma-3-27b")
+    assert spec.params_stored == spec.params_text + spec.params_vision
+    assert float(spec.params_read(1)) == spec.params_text  # tied embedding: read whole as head
+
+
 def test_mixtral_active_parameters() -> None:
     # mistral.ai: Mixtral 8x7B uses 12.9B parameters per token
     assert lr.get_model("mixtral-8x7b").params_multiplied == pytest.approx(12.9e9, rel=0.015)
@@ -153,3 +189,34 @@ def test_model_ids_case_insensitive_and_paths(tmp_path: Path) -> None:
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps(model_entry("llama-3.1-8b").config))
     assert lr.get_model(str(cfg)).params_stored == lr.get_model("llama-3.1-8b").params_stored
+
+
+# ---- provenance ----------------------------------------------------------------------------
+
+PROVENANCE = {
+    "verbatim": "the published config.json, as copied in a cited public file",
+    "verbatim-edited": "the published file with keys another tool added removed (said in the TOML)",
+    "paper": "no config.json exists; fields from the paper's table (PaLM)",
+    "assembled": "no verbatim copy reachable; every field quoted from a cited source",
+}
+
+
+def _flat_keys(cfg: dict[str, object], prefix: str = "") -> list[str]:
+    keys = []
+    for k, v in cfg.items():
+        if isinstance(v, dict) and k in ("text_config", "vision_config"):
+            keys += _flat_keys(v, f"{k}.")
+        else:
+            keys.append(prefix + k)
+    return keys
+
+
+@pytest.mark.parametrize("model_id", REQUIRED)
+def test_every_config_states_its_provenance(model_id: str) -> None:
+    entry = model_entry(model_id)
+    prov = entry.meta.get("config_provenance")
+    assert prov in PROVENANCE, f"{model_id}: config_provenance {prov!r}"
+    if prov == "assembled":
+        sources = entry.meta.get("config_field_sources", {})
+        missing = [k for k in _flat_keys(entry.config) if not str(sources.get(k, "")).strip()]
+        assert not missing, f"{model_id}: fields without a source: {missing}"

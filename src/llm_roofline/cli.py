@@ -141,7 +141,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
 def _cmd_hardware(args: argparse.Namespace) -> int:
     from .catalog import get_hardware, list_hardware
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for hid in list_hardware():
         c = get_hardware(hid)
         rows.append(
@@ -155,6 +155,7 @@ def _cmd_hardware(args: argparse.Namespace) -> int:
                 "ops_per_byte": c.ops_per_byte,
                 "drain_time_ms": c.drain_time_s * 1e3,
                 "price_usd_per_hour": c.price_usd_per_s * 3600 or None,
+                "estimated": list(c.estimated),
             }
         )
     if args.json:
@@ -166,6 +167,8 @@ def _cmd_hardware(args: argparse.Namespace) -> int:
     for r in rows:
         price = f"{r['price_usd_per_hour']:.2f}" if r["price_usd_per_hour"] else "n/a"
         flag = " (announced)" if r["status"] == "announced" else ""
+        if r["estimated"]:
+            flag += " est: " + ", ".join(r["estimated"])
         print(
             f"{r['id']:17} {r['bf16_tflops']:14,.0f} {r['memory_gb']:6.0f} "
             f"{r['bandwidth_tb_per_s']:6.2f} {r['ops_per_byte']:6.0f} "

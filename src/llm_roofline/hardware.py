@@ -60,6 +60,7 @@ class Chip:
     status: str = "shipping"
     vendor: str = ""
     sources: Mapping[str, str] = field(default_factory=dict)
+    estimated: tuple[str, ...] = ()  # catalog keys whose figure is derived or a placeholder
     notes: str = ""
 
     @classmethod
@@ -99,6 +100,7 @@ class Chip:
             status=str(rec.get("status", "shipping")),
             vendor=str(rec.get("vendor", "")),
             sources=dict(rec.get("sources", {})),
+            estimated=tuple(str(k) for k in rec.get("estimated", ())),
             notes=str(rec.get("notes", "")),
         )
 

@@ -208,6 +208,46 @@ def _moe_layers(cfg: Mapping[str, Any], mt: str, L: int) -> list[bool]:
     ]
 
 
+def _vision_params(cfg: Mapping[str, Any], text_D: int, src: str) -> tuple[int, str]:
+    """Parameters of a multimodal checkpoint's vision tower and projector, from vision_config.
+
+    Counted for the two vision towers of the catalog; any other is reported as not counted.
+    """
+    v = cfg.get("vision_config")
+    if not isinstance(v, dict) or not v:
+        return 0, ""
+    vt = str(v.get("model_type", ""))
+    d = _int(v, ("hidden_size",), "vision hidden size", src)
+    f = _int(v, ("intermediate_size",), "vision MLP width", src)
+    layers = _int(v, ("num_hidden_layers",), "vision layers", src)
+    patch = _int(v, ("patch_size",), "vision patch size", src)
+    image = _int(v, ("image_size",), "vision image size", src)
+    channels = int(v.get("num_channels", 3))
+    # a ViT block: q, k, v, o with biases, a 2-matrix MLP with biases, two LayerNorms
+    block = 4 * (d * d + d) + 2 * d * f + f + d + 2 * 2 * d
+    patches = (image // patch) ** 2
+    if vt == "llama4_vision_model":
+        # Llama 4: unfold-linear patch embedding (no bias), class token, positions for
+        # patches + 1, pre/post LayerNorms; pixel-shuffle MLP (hidden / ratio² -> projector
+        # input -> projector output, no biases); projector to the text width (no bias).
+        ratio = float(v.get("pixel_shuffle_ratio", 0.5))
+        p_in = _int(v, ("projector_input_dim",), "projector input", src)
+        p_out = _int(v, ("projector_output_dim",), "projector output", src)
+        v_out = _int(v, ("vision_output_dim",), "vision output", src)
+        n = channels * patch * patch * d + d + (patches + 1) * d + 2 * 2 * d
+        n += layers * block
+        n += round(d / ratio**2) * p_in + p_in * p_out
+        n += v_out * text_D
+        return n, ""
+    if vt == "siglip_vision_model":
+        # SigLIP (Gemma 3): conv patch embedding with bias, learned positions, post LayerNorm;
+        # Gemma 3's projector: a d × D matrix and an RMSNorm of d.
+        n = channels * patch * patch * d + d + patches * d + layers * block + 2 * d
+        n += d * text_D + d
+        return n, ""
+    return 0, f"vision tower of type {vt!r} not counted"
+
+
 def spec_from_config(
     cfg: Mapping[str, Any], name: str | None = None, source: str = "config.json"
 ) -> ModelSpec:
@@ -350,6 +390,7 @@ def spec_from_config(
     tie = c.get("tie_word_embeddings")
     if tie is None:
         tie = cfg.get("tie_word_embeddings", arch.tie_default)
+    vision, vision_note = _vision_params(cfg, D, source)
     norm_size = D * (2 if arch.norm_bias else 1)
     parallel = bool(c.get("parallel_attn", c.get("use_parallel_residual", arch.parallel)))
     if mt == "falcon" and c.get("new_decoder_architecture"):
@@ -371,5 +412,7 @@ def spec_from_config(
         norm_params_per_layer=norms * norm_size,
         final_norm_params=norm_size,
         lm_head_bias=arch.lm_head_bias,
+        params_vision=vision,
         source=source,
+        notes=(vision_note,) if vision_note else (),
     )

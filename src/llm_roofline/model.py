@@ -189,6 +189,7 @@ class ModelSpec:
     norm_params_per_layer: int = 0
     final_norm_params: int = 0
     lm_head_bias: bool = False
+    params_vision: int = 0  # a multimodal checkpoint's vision tower: stored, not read in decode
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -221,7 +222,12 @@ class ModelSpec:
 
     @property
     def params_stored(self) -> int:
-        """Every parameter held in memory."""
+        """Every parameter held in memory (a multimodal model's vision tower included)."""
+        return self.params_text + self.params_vision
+
+    @property
+    def params_text(self) -> int:
+        """The language model's parameters: what the lecture's N_total counts."""
         D = self.d_model
         n = self.embedding_params + self.final_norm_params
         if not self.tie_embeddings:
@@ -251,11 +257,11 @@ class ModelSpec:
 
         All dense weights; of each MoE layer's routed experts only the expected number touched
         (uniform routing); of an untied input embedding only the rows gathered (a tied one is
-        read whole anyway as the LM head).
+        read whole anyway as the LM head); no vision tower (it runs once per image, in prefill).
         """
         t = np.asarray(tokens, dtype=np.float64)
         D = self.d_model
-        n = np.full_like(t, float(self.params_stored - self.params_routed))
+        n = np.full_like(t, float(self.params_text - self.params_routed))
         for g in self.groups:
             f = g.ffn
             if f.is_moe:

@@ -302,15 +302,16 @@ def balance_batch(
     weight_dtype: str = "bf16",
     compute_dtype: str | None = None,
 ) -> float:
-    """B* for a catalog model on a chip: N_total = parameters stored, N_active = parameters
-    multiplied per token. The chip count cancels; KV traffic pushes the real balance higher."""
+    """B* for a catalog model on a chip: N_total = the language model's parameters stored,
+    N_active = parameters multiplied per token. The chip count cancels; KV traffic pushes the
+    real balance higher."""
     spec = get_model(model)
     chip = as_system(hardware).chip
     cdt = compute_dtype or chip.compute_dtype_for(get_dtype(weight_dtype).name)
     return balance_batch_formula(
         chip.flops(cdt) / chip.memory_bw,
         get_dtype(weight_dtype).bytes,
-        spec.params_stored,
+        spec.params_text,
         spec.params_multiplied,
     )
 
