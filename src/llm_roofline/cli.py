@@ -1,17 +1,22 @@
 """The `llm-roofline` command line: a thin front end over the library (no formulas here).
 
-Bad input exits with code 2 and one line on stderr, never a traceback.
+Verbs: models, hardware, report, predict, sweep, demo. Tables use `rich` when it is installed
+(extra `cli`) and plain aligned text otherwise; `--json` prints what a program reads. Bad input
+exits with code 2 and one line on stderr, never a traceback. Heavy modules (numpy, the engine,
+matplotlib) are imported inside the verbs, so `--help` starts fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,6 +36,41 @@ def _positive_int(text: str) -> int:
     return v
 
 
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def _int_list(text: str) -> list[int]:
+    """'1,8,64' or 'A..B' (powers of two from A to B)."""
+    try:
+        if ".." in text:
+            lo, hi = (int(x) for x in text.split("..", 1))
+            if lo < 1 or hi < lo:
+                raise ValueError
+            out, v = [], lo
+            while v <= hi:
+                out.append(v)
+                v *= 2
+            return out
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected positive integers like 1,8,64 or 1..4096, got {text!r}"
+        ) from None
+    if not vals or min(vals) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return vals
+
+
+# ---- output helpers ------------------------------------------------------------------------
+
+
 def _fmt_time(t: float) -> str:
     if t >= 1.0:
         return f"{t:.3g} s"
@@ -45,20 +85,65 @@ def _fmt_money(x: float | None) -> str:
     return f"${x:,.3g}" if x < 1000 else f"${x:,.0f}"
 
 
+def _table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """A table in the terminal: rich when installed, aligned plain text otherwise."""
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        if title:
+            print(title)
+        print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+        for r in rows:
+            print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+        return
+    table = Table(title=title or None, title_justify="left")
+    for i, h in enumerate(headers):
+        table.add_column(h, justify="left" if i == 0 else "right")
+    for r in rows:
+        table.add_row(*r)
+    Console(width=max(120, 12 * len(headers))).print(table)
+
+
+def _dump_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2, allow_nan=False))
+
+
+# ---- verbs ---------------------------------------------------------------------------------
+
+
+def _chip(args: argparse.Namespace) -> Any:
+    from .catalog import get_hardware
+
+    chip = get_hardware(args.hardware)
+    return chip.with_price(args.price) if getattr(args, "price", None) else chip
+
+
 def _print_report(rep: Any) -> None:
     print(
         f"{rep.model} on {rep.chips} × {rep.hardware}, context {rep.context_len:,} tokens, "
         f"weights {rep.weight_dtype}, KV {rep.kv_dtype}, overlap {rep.overlap}"
     )
-    print(f"  latency floor (weights read once) {_fmt_time(rep.latency_floor_s)}")
-    print(f"  balance batch B*                  {rep.balance_batch:,.0f}")
-    print(f"  HBM drain time (capacity / BW)    {_fmt_time(rep.drain_time_s)}")
-    print(f"  largest batch that fits           {rep.max_batch:,}")
-    head = ("batch", "t_compute", "t_weights", "t_kv", "t_step", "bound", "tok/s", "$/Mtok")
-    widths = (7, 10, 10, 10, 10, 8, 12, 9)
-    print("  " + " ".join(h.rjust(w) for h, w in zip(head, widths, strict=True)))
-    for r in rep.rows:
-        cells = (
+    print(f"  latency floor (weights read once)  {_fmt_time(rep.latency_floor_s)}")
+    print(f"  balance batch B*                   {rep.balance_batch:,.0f}")
+    print(f"  HBM drain time (capacity / BW)     {_fmt_time(rep.drain_time_s)}")
+    print(f"  largest batch that fits            {rep.max_batch:,}")
+    if rep.max_batch < 1:
+        print("  the weights alone do not fit: every row below is flagged as not fitting")
+    headers = (
+        "batch",
+        "t_compute",
+        "t_weights",
+        "t_kv",
+        "t_step",
+        "bound",
+        "tokens/s",
+        "$/M tokens",
+        "fits",
+    )
+    rows = [
+        (
             f"{r['batch']:,}",
             _fmt_time(r["t_compute_s"]),
             _fmt_time(r["t_weights_s"]),
@@ -67,16 +152,20 @@ def _print_report(rep: Any) -> None:
             r["bound"],
             f"{r['tokens_per_s']:,.0f}",
             _fmt_money(r["usd_per_million_tokens"]),
+            "yes" if r["fits"] else "NO",
         )
-        print("  " + " ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True)))
+        for r in rep.rows
+    ]
+    _table("", headers, rows)
 
 
-def _cmd_decode(args: argparse.Namespace) -> int:
+def _report(args: argparse.Namespace, out: Path | None) -> int:
     from .report import decode_report
 
+    chip = _chip(args)
     rep = decode_report(
         args.model,
-        args.hardware,
+        chip,
         args.chips,
         context_len=args.context,
         weight_dtype=args.weight_dtype,
@@ -84,25 +173,138 @@ def _cmd_decode(args: argparse.Namespace) -> int:
         overlap=args.overlap,
     )
     if args.json:
-        print(json.dumps(rep.as_dict(), indent=2))
+        _dump_json(rep.as_dict())
     else:
         _print_report(rep)
+    if out is not None:
+        from .plots import write_figures
+
+        name = str(args.model)
+        if name.endswith(".json") or "/" in name:
+            name = Path(name).stem
+        prefix = f"{name}_{chip.id}_x{args.chips}_"
+        paths = write_figures(
+            args.model,
+            chip,
+            args.chips,
+            out,
+            context_len=args.context,
+            weight_dtype=args.weight_dtype,
+            kv_dtype=args.kv_dtype,
+            overlap=args.overlap,
+            prefix=prefix,
+        )
+        note = "" if chip.price_usd_per_s > 0 else " (no price: cost figures skipped, use --price)"
+        print(f"wrote {len(paths)} figure files to {out}/{note}", file=sys.stderr)
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from .report import decode_report
+def _cmd_report(args: argparse.Namespace) -> int:
+    return _report(args, Path(args.out) if args.out else None)
 
-    # The lecture's example: DeepSeek-V3 on one GB200 NVL72 rack (72 GPUs), FP8 weights as
-    # DeepSeek ships them; then a common single-node deployment.
-    cases = [
-        ("deepseek-v3", "gb200", 72, "fp8", 4096),
-        ("llama-3.1-70b", "h100-sxm", 8, "bf16", 4096),
-    ]
-    for i, (m, h, n, wd, ctx) in enumerate(cases):
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    # The lecture's example (DeepSeek-V3 on one GB200 NVL72 rack, FP8 weights as DeepSeek ships
+    # them) and a common single-node deployment, with their figures under out/.
+    cases = [("deepseek-v3", "gb200", 72, "fp8"), ("llama-3.1-70b", "h100-sxm", 8, "bf16")]
+    for i, (m, h, n, wd) in enumerate(cases):
         if i:
             print()
-        _print_report(decode_report(m, h, n, context_len=ctx, weight_dtype=wd))
+        ns = argparse.Namespace(
+            model=m,
+            hardware=h,
+            chips=n,
+            context=4096,
+            weight_dtype=wd,
+            kv_dtype="bf16",
+            overlap="full",
+            json=False,
+            price=None,
+        )
+        _report(ns, Path(args.out))
+    return 0
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from .errors import InputError
+    from .scenarios import (
+        INPUT_COLUMNS,
+        OUTPUT_COLUMNS,
+        predict_one,
+        predict_rows,
+        read_scenarios,
+        write_results,
+    )
+
+    if args.scenarios:
+        if not args.out:
+            raise InputError("--scenarios needs --out OUT.csv", field="out")
+        results = predict_rows(read_scenarios(args.scenarios))
+        n = write_results(results, args.out)
+        bad = [r for r in results if r.error]
+        for r in bad:
+            print(f"llm-roofline: error: {args.scenarios}: {r.error}", file=sys.stderr)
+        print(
+            f"wrote {n} rows ({n - len(bad)} predicted, {len(bad)} with errors) to {args.out}",
+            file=sys.stderr,
+        )
+        return 2 if bad else 0
+    missing = [
+        f"--{k.replace('_', '-')}"
+        for k in ("model", "hardware", "batch", "input_len", "output_len")
+        if getattr(args, k) is None
+    ]
+    if missing:
+        raise InputError(
+            f"one scenario needs {', '.join(missing)} (or --scenarios IN.csv)", field=missing[0]
+        )
+    row = {c: getattr(args, c, None) for c in INPUT_COLUMNS}
+    res = predict_one(row)
+    if res.error:
+        raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
+    record = {**res.inputs, **res.outputs}
+    if args.json:
+        _dump_json(record)
+        return 0
+    rows = [(c, str(record[c])) for c in INPUT_COLUMNS]
+    for c in OUTPUT_COLUMNS:
+        v = record[c]
+        if c in ("tpot_s", "ttft_s", "request_latency_s") or c.startswith("t_"):
+            rows.append((c, _fmt_time(v)))
+        elif c.startswith("usd"):
+            rows.append((c, _fmt_money(v)))
+        elif isinstance(v, float):
+            rows.append((c, f"{v:,.1f}"))
+        else:
+            rows.append((c, str(v)))
+    _table("scenario", ("column", "value"), rows)
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .report import SWEEP_COLUMNS, sweep
+
+    rows = sweep(
+        args.model,
+        _chip(args),
+        args.batch,
+        args.context,
+        args.chips,
+        weight_dtype=args.weight_dtype,
+        kv_dtype=args.kv_dtype,
+        overlap=args.overlap,
+    )
+    fh = open(args.out, "w", newline="", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    try:
+        w = csv.DictWriter(fh, fieldnames=list(SWEEP_COLUMNS))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    finally:
+        if fh is not sys.stdout:
+            fh.close()
+    if args.out:
+        print(f"wrote {len(rows)} rows to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -113,28 +315,50 @@ def _cmd_models(args: argparse.Namespace) -> int:
     for mid in list_models():
         e = model_entry(mid)
         s = e.spec
+        if args.filter and args.filter.lower() not in f"{mid} {e.name}".lower():
+            continue
+        if (args.moe and not s.is_moe) or (args.dense and s.is_moe):
+            continue
+        if args.attention and s.attention.kind != args.attention:
+            continue
         rows.append(
             {
                 "id": mid,
                 "name": e.name,
                 "attention": s.attention.kind,
                 "moe": s.is_moe,
+                "layers": s.n_layers,
                 "params_stored": s.params_stored,
                 "params_multiplied": s.params_multiplied,
                 "kv_bytes_per_token_bf16": s.kv_bytes_per_token(2.0),
+                "max_context": s.max_context,
+                "config_provenance": e.meta.get("config_provenance", ""),
                 "config_source": e.meta.get("config_source", ""),
+                "published_params_source": e.meta.get("published_params_source", ""),
             }
         )
     if args.json:
-        print(json.dumps(rows, indent=2))
+        _dump_json(rows)
         return 0
-    print(f"{'id':18} {'attn':4} {'moe':3} {'stored':>9} {'per token':>9} {'KV/token':>10}")
+    headers = ["id", "attn", "MoE", "layers", "stored", "per token", "KV/token (bf16)", "config"]
+    if args.sources:
+        headers.append("config source")
+    table = []
     for r in rows:
-        print(
-            f"{r['id']:18} {r['attention']:4} {'yes' if r['moe'] else 'no':3} "
-            f"{r['params_stored'] / 1e9:8.1f}B {r['params_multiplied'] / 1e9:8.1f}B "
-            f"{r['kv_bytes_per_token_bf16'] / 1e3:8.1f}kB"
-        )
+        cells = [
+            r["id"],
+            r["attention"],
+            "yes" if r["moe"] else "no",
+            str(r["layers"]),
+            f"{r['params_stored'] / 1e9:.1f}B",
+            f"{r['params_multiplied'] / 1e9:.1f}B",
+            f"{r['kv_bytes_per_token_bf16'] / 1e3:.1f} kB",
+            r["config_provenance"],
+        ]
+        if args.sources:
+            cells.append(r["config_source"])
+        table.append(cells)
+    _table(f"{len(rows)} models", headers, table)
     return 0
 
 
@@ -144,37 +368,82 @@ def _cmd_hardware(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     for hid in list_hardware():
         c = get_hardware(hid)
+        if args.filter and args.filter.lower() not in f"{hid} {c.name} {c.vendor}".lower():
+            continue
+        if args.status and c.status != args.status:
+            continue
         rows.append(
             {
                 "id": hid,
                 "name": c.name,
+                "vendor": c.vendor,
                 "status": c.status,
-                "bf16_tflops": c.flops(c.compute_dtype_for("bf16")) / 1e12,
-                "memory_gb": c.memory_bytes / 1e9,
-                "bandwidth_tb_per_s": c.memory_bw / 1e12,
+                "peak_flops": {k: v for k, v in c.peak_flops.items()},
+                "memory_bytes": c.memory_bytes,
+                "memory_bandwidth_bytes_per_s": c.memory_bw,
                 "ops_per_byte": c.ops_per_byte,
-                "drain_time_ms": c.drain_time_s * 1e3,
+                "drain_time_s": c.drain_time_s,
+                "scale_up_domain": c.scale_up_domain,
                 "price_usd_per_hour": c.price_usd_per_s * 3600 or None,
+                "price_date": c.price_date or None,
                 "estimated": list(c.estimated),
+                "sources": dict(c.sources),
             }
         )
     if args.json:
-        print(json.dumps(rows, indent=2))
+        _dump_json(rows)
         return 0
-    head = ("16-bit TFLOP/s", "GB", "TB/s", "ops:B", "drain", "$/h")
-    widths = (14, 6, 6, 6, 8, 6)
-    print(f"{'id':17} " + " ".join(h.rjust(w) for h, w in zip(head, widths, strict=True)))
+    headers = [
+        "id",
+        "16-bit TFLOP/s",
+        "memory GB",
+        "TB/s",
+        "ops:byte",
+        "drain",
+        "domain",
+        "$/chip-h",
+        "notes",
+    ]
+    table = []
     for r in rows:
-        price = f"{r['price_usd_per_hour']:.2f}" if r["price_usd_per_hour"] else "n/a"
-        flag = " (announced)" if r["status"] == "announced" else ""
+        c = get_hardware(r["id"])
+        note = "announced" if r["status"] == "announced" else ""
         if r["estimated"]:
-            flag += " est: " + ", ".join(r["estimated"])
-        print(
-            f"{r['id']:17} {r['bf16_tflops']:14,.0f} {r['memory_gb']:6.0f} "
-            f"{r['bandwidth_tb_per_s']:6.2f} {r['ops_per_byte']:6.0f} "
-            f"{r['drain_time_ms']:6.1f}ms {price:>6}{flag}"
+            note = (note + "; " if note else "") + "est: " + ", ".join(r["estimated"])
+        table.append(
+            [
+                r["id"],
+                f"{c.flops(c.compute_dtype_for('bf16')) / 1e12:,.0f}",
+                f"{r['memory_bytes'] / 1e9:.0f}",
+                f"{r['memory_bandwidth_bytes_per_s'] / 1e12:.2f}",
+                f"{r['ops_per_byte']:.0f}",
+                _fmt_time(r["drain_time_s"]),
+                str(r["scale_up_domain"]),
+                f"{r['price_usd_per_hour']:.2f}" if r["price_usd_per_hour"] else "n/a",
+                note,
+            ]
         )
+        if args.sources:
+            for key, src in sorted(r["sources"].items()):
+                table.append(["", "", "", "", "", "", "", key, src])
+    _table(f"{len(rows)} chips", headers, table)
     return 0
+
+
+# ---- parser --------------------------------------------------------------------------------
+
+
+def _system_flags(p: argparse.ArgumentParser, chips_list: bool = False) -> None:
+    p.add_argument("--model", required=True, help="catalog id or path to a config.json")
+    p.add_argument("--hardware", required=True, help="catalog id (see `llm-roofline hardware`)")
+    if chips_list:
+        p.add_argument("--chips", type=_int_list, default=[1], help="e.g. 1,8,72 or 1..64")
+    else:
+        p.add_argument("--chips", type=_positive_int, default=1)
+    p.add_argument("--weight-dtype", default="bf16", help="bf16, fp8, int4, q4_k_m, ...")
+    p.add_argument("--kv-dtype", default="bf16")
+    p.add_argument("--overlap", default="full", choices=["full", "per-op", "none"])
+    p.add_argument("--price", type=_positive_float, help="USD per chip-hour (default: catalog)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,38 +453,72 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    d = sub.add_parser("demo", help="the lecture's example and a common deployment")
-    d.set_defaults(func=_cmd_demo)
-
-    dec = sub.add_parser("decode", help="latency floor, B*, and a decode table over batch")
-    dec.add_argument("--model", required=True, help="catalog id or path to a config.json")
-    dec.add_argument("--hardware", required=True, help="catalog id")
-    dec.add_argument("--chips", type=_positive_int, default=1)
-    dec.add_argument("--context", type=_positive_int, default=4096, help="tokens in KV cache")
-    dec.add_argument("--weight-dtype", default="bf16")
-    dec.add_argument("--kv-dtype", default="bf16")
-    dec.add_argument("--overlap", default="full", choices=["full", "per-op", "none"])
-    dec.add_argument("--json", action="store_true", help="machine-readable output")
-    dec.set_defaults(func=_cmd_decode)
-
     m = sub.add_parser("models", help="list the model catalog")
+    m.add_argument("--filter", help="substring of the id or name")
+    m.add_argument("--moe", action="store_true", help="mixtures of experts only")
+    m.add_argument("--dense", action="store_true", help="dense models only")
+    m.add_argument("--attention", choices=["mha", "gqa", "mqa", "mla"])
+    m.add_argument("--sources", action="store_true", help="show where each config was read")
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=_cmd_models)
 
     h = sub.add_parser("hardware", help="list the hardware catalog")
+    h.add_argument("--filter", help="substring of the id, name or vendor")
+    h.add_argument("--status", choices=["shipping", "announced"])
+    h.add_argument("--sources", action="store_true", help="show the source of every figure")
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=_cmd_hardware)
+
+    r = sub.add_parser("report", help="the lecture's numbers and figures for one deployment")
+    _system_flags(r)
+    r.add_argument("--context", type=_positive_int, default=4096, help="tokens of KV per sequence")
+    r.add_argument("--out", help="write the five figures (PNG and SVG) into this folder")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=_cmd_report)
+
+    pr = sub.add_parser("predict", help="one scenario from flags, or a CSV of them")
+    pr.add_argument("--scenarios", help="input CSV (the scenario contract)")
+    pr.add_argument("--out", help="output CSV for --scenarios")
+    pr.add_argument("--model")
+    pr.add_argument("--hardware")
+    pr.add_argument("--chips", type=_positive_int, default=1)
+    pr.add_argument("--tp", type=_positive_int)
+    pr.add_argument("--pp", type=_positive_int)
+    pr.add_argument("--ep", type=_positive_int)
+    pr.add_argument("--weight-dtype", default="bf16")
+    pr.add_argument("--kv-dtype", default="bf16")
+    pr.add_argument("--batch", type=_positive_int)
+    pr.add_argument("--input-len", type=_positive_int)
+    pr.add_argument("--output-len", type=_positive_int)
+    pr.add_argument("--mode", default="decode", choices=["decode", "static", "continuous"])
+    pr.add_argument("--engine", default="ideal", choices=["ideal"])
+    pr.add_argument("--json", action="store_true")
+    pr.set_defaults(func=_cmd_predict)
+
+    sw = sub.add_parser("sweep", help="a grid over batch × context × chips, as CSV")
+    _system_flags(sw, chips_list=True)
+    sw.add_argument("--batch", type=_int_list, default=_int_list("1..1024"))
+    sw.add_argument("--context", type=_int_list, default=_int_list("1024..131072"))
+    sw.add_argument("--out", help="CSV file (default: standard output)")
+    sw.set_defaults(func=_cmd_sweep)
+
+    d = sub.add_parser("demo", help="report the lecture's example and a common deployment")
+    d.add_argument("--out", default="out", help="folder for the figures (default: out)")
+    d.set_defaults(func=_cmd_demo)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     from .errors import LlmRooflineError
 
-    args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except LlmRooflineError as exc:
         print(f"llm-roofline: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # an output file that cannot be written
+        print(f"llm-roofline: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
         return 2
 
 

@@ -10,12 +10,18 @@ paid per sequence (flat floors); the weight fetch is shared by the batch (a hype
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .errors import InputError
 from .roofline import StepTime
 
-__all__ = ["joules_per_token", "usd_per_million_tokens", "usd_per_token"]
+__all__ = [
+    "cost_terms",
+    "joules_per_token",
+    "pareto_frontier",
+    "usd_per_million_tokens",
+    "usd_per_token",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -41,3 +47,37 @@ def joules_per_token(step: StepTime) -> FloatArray:
     if not chip.power_w > 0:
         raise InputError(f"{chip.id} has no power figure in the catalog", field="power_w")
     return np.asarray(step.system.power_w * step.t_step / step.tokens, dtype=np.float64)
+
+
+def cost_terms(step: StepTime) -> dict[str, FloatArray]:
+    """Dollars per token that each term of the step would cost on its own.
+
+    compute/B and KV/B are flat floors in batch; weights/B is the hyperbola the batch
+    amortises; `step` is the cost of the step time itself (the largest, or their sum).
+    """
+    usd_per_token(step)  # raises if the chip has no price
+    scale = step.system.price_usd_per_s / step.tokens
+    return {
+        "compute": np.asarray(step.t_compute * scale),
+        "weights": np.asarray(step.t_weights * scale),
+        "kv": np.asarray(step.t_kv * scale),
+        "communication": np.asarray(step.t_comm * scale),
+        "step": np.asarray(step.t_step * scale),
+    }
+
+
+def pareto_frontier(latency: ArrayLike, cost: ArrayLike) -> NDArray[np.int64]:
+    """Indices of the points no other point beats on both latency and cost, by latency.
+
+    A configuration is on the frontier when every faster one costs more.
+    """
+    lat = np.asarray(latency, dtype=np.float64).ravel()
+    usd = np.asarray(cost, dtype=np.float64).ravel()
+    order = np.lexsort((usd, lat))
+    best = np.inf
+    keep = []
+    for i in order:
+        if usd[i] < best:
+            keep.append(i)
+            best = usd[i]
+    return np.asarray(keep, dtype=np.int64)

@@ -3,6 +3,7 @@ comes from the engine)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,11 +12,11 @@ import numpy as np
 from .catalog import get_model
 from .cost import usd_per_million_tokens
 from .hardware import Chip, System
-from .memory import max_batch
+from .memory import max_batch, memory_use
 from .model import ModelSpec
 from .roofline import as_system, balance_batch, decode_step, latency_floor
 
-__all__ = ["DecodeReport", "decode_report"]
+__all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "sweep"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,89 @@ def decode_report(
         max_batch=fit,
         rows=rows,
     )
+
+
+SWEEP_COLUMNS = (
+    "model",
+    "hardware",
+    "chips",
+    "batch",
+    "context_len",
+    "weight_dtype",
+    "kv_dtype",
+    "overlap",
+    "t_matmul_s",
+    "t_attn_s",
+    "t_weights_s",
+    "t_kv_s",
+    "t_comm_s",
+    "t_step_s",
+    "bound",
+    "tokens_per_s",
+    "usd_per_million_tokens",
+    "memory_per_chip_bytes",
+    "fits",
+)
+
+
+def sweep(
+    model: str | ModelSpec,
+    hardware: str | Chip,
+    batches: Sequence[int],
+    contexts: Sequence[int],
+    chips: Sequence[int],
+    *,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    overlap: str = "full",
+) -> list[dict[str, Any]]:
+    """Decode steps over the grid chips × batch × context, one row per point."""
+    spec = get_model(model)
+    chip = as_system(hardware).chip
+    B = np.asarray(batches, dtype=np.float64)[:, None]
+    S = np.asarray(contexts, dtype=np.float64)[None, :]
+    rows: list[dict[str, Any]] = []
+    for n in chips:
+        system = System(chip, int(n))
+        step = decode_step(
+            spec,
+            system,
+            batch=B,
+            context_len=S,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            overlap=overlap,
+        )
+        mem = memory_use(
+            spec, system, batch=B, context_len=S, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+        )
+        priced = chip.price_usd_per_s > 0
+        usd = usd_per_million_tokens(step) if priced else None
+        names = step.bound_names
+        total, fits = mem.total, mem.fits
+        for i in range(B.shape[0]):
+            for j in range(S.shape[1]):
+                rows.append(
+                    {
+                        "model": model if isinstance(model, str) else spec.name,
+                        "hardware": chip.id,
+                        "chips": int(n),
+                        "batch": int(B[i, 0]),
+                        "context_len": int(S[0, j]),
+                        "weight_dtype": weight_dtype,
+                        "kv_dtype": kv_dtype,
+                        "overlap": overlap,
+                        "t_matmul_s": float(step.t_matmul[i, j]),
+                        "t_attn_s": float(step.t_attn[i, j]),
+                        "t_weights_s": float(step.t_weights[i, j]),
+                        "t_kv_s": float(step.t_kv[i, j]),
+                        "t_comm_s": float(step.t_comm[i, j]),
+                        "t_step_s": float(step.t_step[i, j]),
+                        "bound": str(names[i, j]),
+                        "tokens_per_s": float(step.tokens_per_s[i, j]),
+                        "usd_per_million_tokens": None if usd is None else float(usd[i, j]),
+                        "memory_per_chip_bytes": float(total[i, j]),
+                        "fits": bool(fits[i, j]),
+                    }
+                )
+    return rows

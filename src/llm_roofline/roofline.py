@@ -42,6 +42,7 @@ __all__ = [
     "balanced_context",
     "decode_step",
     "latency_floor",
+    "mixed_step",
     "positive_array",
     "prefill",
 ]
@@ -265,6 +266,63 @@ def prefill(
         bound=bound,
         batch=np.broadcast_to(B, shape),
         tokens_per_pass=np.broadcast_to(T, shape).astype(np.float64),
+        overlap=mode,
+        system=system,
+    )
+
+
+def mixed_step(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    *,
+    decode_batch: float,
+    decode_contexts: ArrayLike,
+    prefill_seqs: float,
+    prefill_len: float,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    compute_dtype: str | None = None,
+    overlap: str = "full",
+) -> StepTime:
+    """One pass that decodes a token for each of `decode_batch` sequences and prefills
+    `prefill_seqs` prompts of `prefill_len` tokens (chunked prefill riding on a decode step).
+
+    The decode sequences' contexts are spread over `decode_contexts` (their mean is taken);
+    one weight fetch serves every token of the pass. Returns a scalar StepTime whose
+    `tokens_per_pass` counts the decode tokens (the pass's output).
+    """
+    spec, system, w_bytes, kv_bytes, flops = _resolve(
+        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype
+    )
+    B = float(positive_array(decode_batch, "decode_batch"))
+    S = positive_array(decode_contexts, "decode_contexts")
+    P = float(prefill_seqs)
+    T = float(positive_array(prefill_len, "prefill_len"))
+    if not (np.isfinite(P) and P >= 0):
+        raise InputError("prefill_seqs must be zero or positive", field="prefill_seqs")
+    mode = _overlap(overlap)
+    bw = system.memory_bw
+    tokens = B + P * T
+    t_matmul = np.asarray(2.0 * spec.params_multiplied * tokens / flops)
+    attn = B * float(np.mean(spec.decode_attention_flops(S)))
+    attn += P * float(spec.prefill_attention_flops(T, 0.0))
+    t_attn = np.asarray(attn / flops)
+    t_weights = np.asarray(float(spec.params_read(tokens)) * w_bytes / bw)
+    kv = B * float(np.mean(spec.kv_elements_per_sequence(S))) + P * T * spec.kv_elements_per_token
+    t_kv = np.asarray(kv * kv_bytes / bw)
+    t_comm = np.zeros(())
+    t_step, bound = _combine(t_matmul, t_attn, t_weights, t_kv, t_comm, mode)
+    return StepTime(
+        t_matmul=t_matmul,
+        t_attn=t_attn,
+        t_weights=t_weights,
+        t_kv=t_kv,
+        t_comm=t_comm,
+        t_step=t_step,
+        bound=bound,
+        batch=np.asarray(B),
+        tokens_per_pass=np.ones(()),
         overlap=mode,
         system=system,
     )

@@ -1,0 +1,394 @@
+"""The lecture's graphs for any model and system (matplotlib; optional extra `plot`).
+
+No formulas here: every curve is a call to the engine over a grid of batch, context, tokens per
+pass or chips; this module only chooses the grids and draws.
+
+1. step time vs batch: compute, weight fetch, KV fetch, memory (their sum), the step (thick),
+   with the latency floor and B* marked;
+2. step time vs context at a fixed batch, with the balanced context marked;
+3. cost per token vs batch: the weight hyperbola over the compute and KV floors;
+4. cost per token vs tokens per pass (decode = 1 ... prefill = thousands);
+5. latency vs cost per token over chips × batch, with the frontier drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .catalog import get_model
+from .cost import cost_terms, pareto_frontier, usd_per_token
+from .errors import InputError
+from .hardware import Chip, System
+from .memory import max_batch
+from .model import ModelSpec
+from .roofline import (
+    as_system,
+    balance_batch,
+    balanced_context,
+    decode_step,
+    latency_floor,
+    prefill,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["FIGURES", "PlotSpec", "write_figures"]
+
+FIGURES = (
+    "step_vs_batch",
+    "step_vs_context",
+    "cost_vs_batch",
+    "cost_vs_tokens_per_pass",
+    "latency_vs_cost",
+)
+
+MS = 1e3  # seconds -> milliseconds
+PER_M = 1e6  # $ per token -> $ per million tokens
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """What to draw: a model on a system, at a context, with data types."""
+
+    model: ModelSpec
+    system: System
+    context_len: int = 4096
+    weight_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+    overlap: str = "full"
+
+    @property
+    def title(self) -> str:
+        return (
+            f"{self.model.name} on {self.system.n_chips} × {self.system.chip.name} "
+            f"({self.weight_dtype} weights, {self.kv_dtype} KV)"
+        )
+
+    def kw(self) -> dict[str, Any]:
+        return {
+            "weight_dtype": self.weight_dtype,
+            "kv_dtype": self.kv_dtype,
+            "overlap": self.overlap,
+        }
+
+
+def _use_agg() -> None:
+    """Draw off-screen; a clear error when the `plot` extra is not installed."""
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover - depends on the install
+        raise InputError(
+            "figures need matplotlib: pip install 'llm-roofline[plot]'", field="out"
+        ) from None
+    matplotlib.use("Agg")
+
+
+def _batch_range(p: PlotSpec) -> tuple[np.ndarray, int, float]:
+    fit = int(
+        max_batch(
+            p.model,
+            p.system,
+            context_len=p.context_len,
+            weight_dtype=p.weight_dtype,
+            kv_dtype=p.kv_dtype,
+        )
+    )
+    b_star = balance_batch(p.model, p.system, weight_dtype=p.weight_dtype)
+    top = max(fit, int(2.5 * b_star), 16)
+    return np.linspace(1, top, 400), fit, b_star
+
+
+def fig_step_vs_batch(p: PlotSpec) -> Figure:
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    B, fit, b_star = _batch_range(p)
+    s = decode_step(p.model, p.system, batch=B, context_len=p.context_len, **p.kw())
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.plot(B, s.t_compute * MS, label="compute (matmul + attention)", color="tab:blue")
+    ax.plot(B, s.t_weights * MS, label="weight fetch", color="tab:orange", ls="--")
+    ax.plot(B, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
+    ax.plot(B, s.t_memory * MS, label="memory = weights + KV", color="tab:red")
+    ax.plot(
+        B, s.t_step * MS, label=f"step time ({p.overlap} overlap)", color="black", lw=3.5, alpha=0.6
+    )
+    floor = latency_floor(p.model, p.system, weight_dtype=p.weight_dtype)
+    ax.axhline(floor * MS, color="grey", ls=":", lw=1)
+    ax.annotate(
+        f"latency floor {floor * MS:.3g} ms",
+        (B[-1], floor * MS),
+        ha="right",
+        va="bottom",
+        fontsize=9,
+        color="grey",
+    )
+    ax.axvline(b_star, color="purple", ls=":", lw=1)
+    ax.annotate(
+        f" B* = {b_star:,.0f}",
+        (b_star, ax.get_ylim()[1] * 0.5),
+        ha="left",
+        va="center",
+        fontsize=9,
+        color="purple",
+    )
+    if fit < B[-1]:
+        ax.axvspan(max(fit, 1), B[-1], color="grey", alpha=0.12, lw=0)
+        ax.annotate(
+            "does not fit in memory",
+            (B[-1], ax.get_ylim()[1] * 0.85),
+            ha="right",
+            fontsize=9,
+            color="dimgrey",
+        )
+    ax.set_xlabel("batch B (sequences per decode step)")
+    ax.set_ylabel("time per decode step (ms)")
+    ax.set_title(f"Step time vs batch at context {p.context_len:,}\n{p.title}", fontsize=10)
+    ax.set_xlim(0, B[-1])
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    # default: twice B*, so that short contexts are compute-bound and long ones memory-bound
+    b = batch or max(1, round(2 * balance_batch(p.model, p.system, weight_dtype=p.weight_dtype)))
+    top = max(p.model.max_context or 0, 131072)
+    S = np.geomspace(64, top, 300)
+    s = decode_step(p.model, p.system, batch=b, context_len=S, **p.kw())
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.plot(S, s.t_compute * MS, label="compute", color="tab:blue")
+    ax.plot(S, s.t_weights * MS, label="weight fetch", color="tab:orange", ls="--")
+    ax.plot(S, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
+    ax.plot(S, s.t_memory * MS, label="memory", color="tab:red")
+    ax.plot(S, s.t_step * MS, label="step time", color="black", lw=3.5, alpha=0.6)
+    compute_bound = s.bound == 0
+    ymax = float(np.max(s.t_step * MS)) * 1.5
+    ax.fill_between(
+        S, 0, ymax, where=compute_bound, color="tab:blue", alpha=0.07, lw=0, label="compute-bound"
+    )
+    ax.fill_between(
+        S, 0, ymax, where=~compute_bound, color="tab:red", alpha=0.05, lw=0, label="memory-bound"
+    )
+    s_bal = balanced_context(p.model, p.system, kv_dtype=p.kv_dtype, weight_dtype=p.weight_dtype)
+    ax.axvline(s_bal, color="purple", ls=":", lw=1)
+    ax.annotate(
+        f"KV slope = compute slope\nat S = {s_bal:,.0f}",
+        (s_bal, ymax * 0.9),
+        fontsize=9,
+        color="purple",
+        ha="left",
+        va="top",
+    )
+    if p.model.max_context:
+        ax.axvline(p.model.max_context, color="grey", ls="--", lw=0.8)
+        ax.annotate(
+            "trained max context",
+            (p.model.max_context, ymax * 0.6),
+            fontsize=8,
+            color="grey",
+            rotation=90,
+            ha="right",
+        )
+    ax.set_xscale("log")
+    ax.set_ylim(0, ymax)
+    ax.set_xlabel("context length S (tokens in each sequence's KV cache)")
+    ax.set_ylabel("time per decode step (ms)")
+    ax.set_title(f"Step time vs context at batch {b:,}\n{p.title}", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def fig_cost_vs_batch(p: PlotSpec) -> Figure:
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    fit = int(
+        max_batch(
+            p.model,
+            p.system,
+            context_len=p.context_len,
+            weight_dtype=p.weight_dtype,
+            kv_dtype=p.kv_dtype,
+        )
+    )
+    B = np.unique(np.geomspace(1, max(fit, 2), 300).round())
+    s = decode_step(p.model, p.system, batch=B, context_len=p.context_len, **p.kw())
+    c = cost_terms(s)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.plot(
+        B, c["weights"] * PER_M, label="weight fetch / B (hyperbola)", color="tab:orange", ls="--"
+    )
+    ax.plot(B, c["compute"] * PER_M, label="compute / B (floor)", color="tab:blue", ls="--")
+    ax.plot(B, c["kv"] * PER_M, label="KV fetch / B (floor)", color="tab:green", ls="--")
+    ax.plot(B, c["step"] * PER_M, label="cost of the step", color="black", lw=3, alpha=0.6)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("batch B (up to the largest that fits)")
+    ax.set_ylabel("$ per million output tokens")
+    price = p.system.chip.price_usd_per_s * 3600
+    ax.set_title(
+        f"Cost per token vs batch at context {p.context_len:,}, ${price:.2f} per chip-hour\n"
+        f"{p.title}",
+        fontsize=10,
+    )
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    T = np.unique(np.geomspace(1, 32768, 200).round())
+    s = prefill(p.model, p.system, batch=1, prompt_len=T, **p.kw())
+    c = cost_terms(s)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.plot(
+        T, c["weights"] * PER_M, label="weight fetch per token (∝ 1/T)", color="tab:orange", ls="--"
+    )
+    ax.plot(T, c["compute"] * PER_M, label="compute per token", color="tab:blue", ls="--")
+    ax.plot(T, c["kv"] * PER_M, label="KV write per token", color="tab:green", ls="--")
+    ax.plot(T, c["step"] * PER_M, label="cost of the pass", color="black", lw=3, alpha=0.6)
+    ax.axvline(1, color="grey", ls=":", lw=1)
+    ax.annotate(
+        "decode (1 token per pass)", (1.1, ax.get_ylim()[1]), fontsize=8, va="top", color="grey"
+    )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens per pass T (one sequence: decode = 1, prefill = prompt length)")
+    ax.set_ylabel("$ per million tokens processed")
+    ax.set_title(f"Cost per token vs tokens per pass\n{p.title}", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def latency_cost_grid(p: PlotSpec, max_chips: int | None = None) -> dict[str, np.ndarray]:
+    """Per-token latency and cost over chips (powers of two) × batch (powers of two that fit)."""
+    chip = p.system.chip
+    limit = max_chips or max(p.system.n_chips, chip.scale_up_domain)
+    chips_list = [n for n in (2**k for k in range(0, 13)) if n <= limit]
+    if p.system.n_chips not in chips_list:
+        chips_list.append(p.system.n_chips)
+    rows: dict[str, list[float]] = {"chips": [], "batch": [], "latency_s": [], "usd_per_token": []}
+    for n in sorted(chips_list):
+        sysn = System(chip, n)
+        fit = int(
+            max_batch(
+                p.model,
+                sysn,
+                context_len=p.context_len,
+                weight_dtype=p.weight_dtype,
+                kv_dtype=p.kv_dtype,
+            )
+        )
+        if fit < 1:
+            continue
+        B = np.asarray([b for b in (2**k for k in range(0, 20)) if b <= fit], dtype=float)
+        s = decode_step(p.model, sysn, batch=B, context_len=p.context_len, **p.kw())
+        rows["chips"] += [n] * len(B)
+        rows["batch"] += list(B)
+        rows["latency_s"] += list(s.t_step)
+        rows["usd_per_token"] += list(usd_per_token(s))
+    return {k: np.asarray(v, dtype=float) for k, v in rows.items()}
+
+
+def fig_latency_vs_cost(p: PlotSpec) -> Figure:
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    g = latency_cost_grid(p)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    if g["chips"].size == 0:
+        ax.text(
+            0.5, 0.5, "the model fits on no chip count tried", ha="center", transform=ax.transAxes
+        )
+        return fig
+    sc = ax.scatter(
+        g["usd_per_token"] * PER_M, g["latency_s"] * MS, c=np.log2(g["chips"]), cmap="viridis", s=18
+    )
+    front = pareto_frontier(g["latency_s"], g["usd_per_token"])
+    ax.plot(
+        g["usd_per_token"][front] * PER_M,
+        g["latency_s"][front] * MS,
+        color="black",
+        lw=1.5,
+        label="frontier: cheapest at each latency",
+    )
+    cb = fig.colorbar(sc, ax=ax)
+    ticks = sorted(set(np.log2(g["chips"]).astype(int)))
+    cb.set_ticks(ticks)
+    cb.set_ticklabels([str(2**t) for t in ticks])
+    cb.set_label("chips")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("$ per million output tokens")
+    ax.set_ylabel("time per output token (ms)")
+    ax.set_title(
+        f"Latency vs cost over chips × batch (powers of two that fit), context "
+        f"{p.context_len:,}\n{p.title}",
+        fontsize=10,
+    )
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+_DRAW = {
+    "step_vs_batch": fig_step_vs_batch,
+    "step_vs_context": fig_step_vs_context,
+    "cost_vs_batch": fig_cost_vs_batch,
+    "cost_vs_tokens_per_pass": fig_cost_vs_tokens_per_pass,
+    "latency_vs_cost": fig_latency_vs_cost,
+}
+
+NEEDS_PRICE = {"cost_vs_batch", "cost_vs_tokens_per_pass", "latency_vs_cost"}
+
+
+def write_figures(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    out_dir: str | Path = "out",
+    *,
+    context_len: int = 4096,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    overlap: str = "full",
+    prefix: str = "",
+) -> list[Path]:
+    """Draw the five figures and write each as PNG and SVG into `out_dir`; returns the paths.
+
+    The three cost figures need a price: a chip without one gets only the first two.
+    """
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    p = PlotSpec(
+        get_model(model), as_system(hardware, chips), context_len, weight_dtype, kv_dtype, overlap
+    )
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    for name in FIGURES:
+        if name in NEEDS_PRICE and not p.system.chip.price_usd_per_s > 0:
+            continue
+        fig = _DRAW[name](p)
+        fig.tight_layout()
+        for ext in ("png", "svg"):
+            path = out / f"{prefix}{name}.{ext}"
+            fig.savefig(path, dpi=120)
+            paths.append(path)
+        plt.close(fig)
+    return paths

@@ -1,0 +1,247 @@
+"""Bulk prediction: the scenario CSV contract of DESIGN.md.
+
+Input columns: model, hardware, chips, tp, pp, ep, weight_dtype, kv_dtype, batch, input_len,
+output_len, mode, engine (tp, pp, ep, kv_dtype and engine optional: tp defaults to chips, pp and
+ep to 1, kv_dtype to bf16, engine to ideal). Output: the input columns (defaults filled in), then
+OUTPUT_COLUMNS, then `error`. A bad row is reported with its line number and column; the other
+rows are still predicted and written. Times are computed even when `fits` is false.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import LlmRooflineError
+from .parallel import Parallelism
+from .serving import MODES, serve
+
+__all__ = [
+    "ENGINES",
+    "INPUT_COLUMNS",
+    "OUTPUT_COLUMNS",
+    "RowError",
+    "ScenarioResult",
+    "predict_one",
+    "predict_rows",
+    "read_scenarios",
+    "write_results",
+]
+
+INPUT_COLUMNS = (
+    "model",
+    "hardware",
+    "chips",
+    "tp",
+    "pp",
+    "ep",
+    "weight_dtype",
+    "kv_dtype",
+    "batch",
+    "input_len",
+    "output_len",
+    "mode",
+    "engine",
+)
+REQUIRED = (
+    "model",
+    "hardware",
+    "chips",
+    "weight_dtype",
+    "batch",
+    "input_len",
+    "output_len",
+    "mode",
+)
+OUTPUT_COLUMNS = (
+    "tpot_s",
+    "ttft_s",
+    "request_latency_s",
+    "output_tokens_per_s",
+    "output_tokens_per_s_per_chip",
+    "fits",
+    "bound",
+    "t_compute_s",
+    "t_weights_s",
+    "t_kv_s",
+    "t_comm_s",
+    "usd_per_million_output_tokens",
+)
+ENGINES = ("ideal",)
+_INT_COLUMNS = ("chips", "tp", "pp", "ep", "batch", "input_len", "output_len")
+
+
+@dataclass(frozen=True)
+class RowError:
+    """What was wrong with one input row."""
+
+    line: int
+    column: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+
+@dataclass
+class ScenarioResult:
+    line: int
+    inputs: dict[str, Any]
+    outputs: dict[str, Any] = field(default_factory=dict)
+    error: RowError | None = None
+
+
+def _int_cell(text: str, column: str) -> int:
+    try:
+        v = float(text)
+    except ValueError:
+        raise ValueError(f"must be a positive integer, got {text!r}") from None
+    if not math.isfinite(v) or v < 1 or v != int(v):
+        raise ValueError(f"must be a positive integer, got {text!r}")
+    return int(v)
+
+
+def _normalise(raw: Mapping[str, Any], line: int) -> tuple[dict[str, Any], RowError | None]:
+    """Fill defaults and parse numbers; the first problem found is returned as a RowError."""
+    row: dict[str, Any] = {
+        c: "" if raw.get(c) is None else str(raw.get(c)).strip() for c in INPUT_COLUMNS
+    }
+    for c in REQUIRED:
+        if not row[c]:
+            return row, RowError(line, c, "missing value (required column)")
+    if not row["kv_dtype"]:
+        row["kv_dtype"] = "bf16"
+    if not row["engine"]:
+        row["engine"] = "ideal"
+    for c in _INT_COLUMNS:
+        if c in ("tp", "pp", "ep") and not row[c]:
+            continue
+        try:
+            row[c] = _int_cell(row[c], c)
+        except ValueError as exc:
+            return row, RowError(line, c, str(exc))
+    row["tp"] = row["tp"] or row["chips"]
+    row["pp"] = row["pp"] or 1
+    row["ep"] = row["ep"] or 1
+    if row["mode"] not in MODES:
+        return row, RowError(
+            line, "mode", f"must be one of {', '.join(MODES)}, got {row['mode']!r}"
+        )
+    if row["engine"] not in ENGINES:
+        return row, RowError(
+            line,
+            "engine",
+            f"must be one of {', '.join(ENGINES)} (calibrated "
+            f"profiles are not available yet), got "
+            f"{row['engine']!r}",
+        )
+    return row, None
+
+
+def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
+    """Predict one scenario given as a mapping of the contract's input columns."""
+    from .catalog import get_hardware, get_model
+    from .dtypes import get_dtype
+
+    inputs, err = _normalise(row, line)
+    result = ScenarioResult(line=line, inputs=inputs, error=err)
+    if err:
+        return result
+    column = "model"
+    try:
+        spec = get_model(inputs["model"])
+        column = "hardware"
+        chip = get_hardware(inputs["hardware"])
+        for column in ("weight_dtype", "kv_dtype"):
+            get_dtype(inputs[column])
+        column = "tp"
+        par = Parallelism.of(inputs["chips"], inputs["tp"], inputs["pp"], inputs["ep"])
+        par.check(spec)
+        column = "row"
+        res = serve(
+            spec,
+            chip,
+            inputs["chips"],
+            batch=inputs["batch"],
+            input_len=inputs["input_len"],
+            output_len=inputs["output_len"],
+            mode=inputs["mode"],
+            weight_dtype=inputs["weight_dtype"],
+            kv_dtype=inputs["kv_dtype"],
+        )
+    except LlmRooflineError as exc:
+        named = getattr(exc, "field", None)
+        if column in ("tp", "row") and named in INPUT_COLUMNS:
+            column = str(named)
+        result.error = RowError(line, column, str(exc))
+        return result
+    out = res.as_dict()
+    result.outputs = {c: out[c] for c in OUTPUT_COLUMNS}
+    return result
+
+
+def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
+    """Rows of a scenario CSV with their line numbers; a missing required column is an error."""
+    from .errors import InputError
+
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(f"no such file: {p}", field="scenarios") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {p}: {exc}", field="scenarios") from None
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    reader.fieldnames = header
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(
+            f"{p}: missing column(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}",
+            field=missing[0],
+        )
+    unknown = [c for c in header if c not in INPUT_COLUMNS]
+    if unknown:
+        raise InputError(
+            f"{p}: unknown column(s) {', '.join(unknown)}; allowed: {', '.join(INPUT_COLUMNS)}",
+            field=unknown[0],
+        )
+    rows = []
+    for raw in reader:
+        rows.append((reader.line_num, {k: v for k, v in raw.items() if k is not None}))
+    return rows
+
+
+def predict_rows(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> list[ScenarioResult]:
+    return [predict_one(r, line) for line, r in rows]
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def write_results(results: Iterable[ScenarioResult], path: str | Path) -> int:
+    """Write the output CSV; returns the number of rows written."""
+    n = 0
+    with Path(path).open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow([*INPUT_COLUMNS, *OUTPUT_COLUMNS, "error"])
+        for r in results:
+            w.writerow(
+                [_cell(r.inputs.get(c)) for c in INPUT_COLUMNS]
+                + [_cell(r.outputs.get(c)) for c in OUTPUT_COLUMNS]
+                + [str(r.error) if r.error else ""]
+            )
+            n += 1
+    return n

@@ -1,0 +1,203 @@
+"""Serving a request: the three modes of the scenario contract, from the engine's passes.
+
+Every mode reports time per output token (TPOT), time to first token (TTFT), request latency,
+output throughput, and the terms of its representative decode step. All `ideal`: each figure is
+a lower bound (no scheduling overhead, no queueing).
+
+- `decode`: one decode step of `batch` sequences each holding `input_len` tokens of KV. TTFT is
+  the prefill of the batch's prompts; the request's remaining `output_len − 1` tokens are priced
+  at that same step.
+- `static`: a fixed batch. One prefill pass over `batch × input_len` tokens yields each
+  sequence's first token (TTFT); then `output_len − 1` decode steps with the context growing from
+  `input_len + 1` to `input_len + output_len − 1`. The batch finishes together.
+- `continuous`: steady state with `batch` requests in flight at uniformly spread points of their
+  lives. Each step decodes one token for every request in flight (mean KV over contexts
+  `input_len .. input_len + output_len − 1`), and carries the prefill of the requests that
+  replace the ones finishing: `batch / output_len` new requests per step, `batch · input_len /
+  output_len` prompt tokens, chunked into the step (one weight fetch serves both). A new
+  request's prompt takes `max(1, output_len / batch)` steps to prefill (its TTFT); then one
+  token per step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .catalog import get_model
+from .cost import usd_per_token
+from .dtypes import get_dtype
+from .errors import InputError
+from .hardware import Chip, System
+from .memory import activation_bytes, memory_use
+from .model import ModelSpec
+from .roofline import BOUND_NAMES, StepTime, as_system, decode_step, mixed_step, prefill
+
+__all__ = ["MODES", "ServingResult", "serve"]
+
+MODES = ("decode", "static", "continuous")
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """The output columns of the scenario contract for one scenario (SI units)."""
+
+    tpot_s: float
+    ttft_s: float
+    request_latency_s: float
+    output_tokens_per_s: float
+    output_tokens_per_s_per_chip: float
+    fits: bool
+    bound: str
+    t_compute_s: float
+    t_weights_s: float
+    t_kv_s: float
+    t_comm_s: float
+    usd_per_million_output_tokens: float | None
+    memory_per_chip_bytes: float
+
+    def as_dict(self) -> dict[str, float | bool | str | None]:
+        return dict(self.__dict__)
+
+
+def _positive_int(value: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}", field=name)
+    return int(value)
+
+
+def _terms(step: StepTime) -> tuple[float, float, float, float]:
+    """Mean over the steps of a request: compute, weights, KV, communication."""
+    return (
+        float(np.mean(step.t_compute)),
+        float(np.mean(step.t_weights)),
+        float(np.mean(step.t_kv)),
+        float(np.mean(step.t_comm)),
+    )
+
+
+def _bound(t_compute: float, t_memory: float, t_comm: float) -> str:
+    if t_comm > t_compute and t_comm > t_memory:
+        return BOUND_NAMES[2]
+    return BOUND_NAMES[0] if t_compute >= t_memory else BOUND_NAMES[1]
+
+
+def serve(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    *,
+    batch: int,
+    input_len: int,
+    output_len: int,
+    mode: str = "decode",
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    overlap: str = "full",
+) -> ServingResult:
+    """Predict one scenario of the contract (`mode` decode, static or continuous)."""
+    spec = get_model(model)
+    system = as_system(hardware, chips)
+    B = _positive_int(batch, "batch")
+    I = _positive_int(input_len, "input_len")
+    O = _positive_int(output_len, "output_len")
+    if mode not in MODES:
+        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    get_dtype(weight_dtype), get_dtype(kv_dtype)  # fail early on unknown types
+
+    if mode == "continuous":
+        contexts = I + np.arange(O, dtype=np.float64)
+        step = mixed_step(
+            spec,
+            system,
+            decode_batch=B,
+            decode_contexts=contexts,
+            prefill_seqs=B / O,
+            prefill_len=I,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            overlap=overlap,
+        )
+        t = float(step.t_step[()])
+        tpot = t
+        ttft = max(1.0, O / B) * t
+        latency = ttft + (O - 1) * t
+        tokens_per_s = B / t
+        usd_token = float(usd_per_token(step)[()]) if system.chip.price_usd_per_s > 0 else None
+        terms = _terms(step)
+        # in flight: B sequences spread over contexts I .. I+O-1; one step's tokens of activations
+        n = system.n_chips
+        kv = B * float(np.mean(spec.kv_elements_per_sequence(contexts))) * get_dtype(kv_dtype).bytes
+        act = float(activation_bytes(spec, B + B * I / O))
+        memory = (spec.params_stored * get_dtype(weight_dtype).bytes + kv + act) / n
+        fits = memory <= system.chip.memory_bytes
+    else:
+        pre = prefill(
+            spec,
+            system,
+            batch=B,
+            prompt_len=I,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            overlap=overlap,
+        )
+        ttft = float(pre.t_step[()])
+        if mode == "decode" or O == 1:
+            contexts = np.array([float(I)])
+        else:  # static: the O - 1 steps after the prefill's token, contexts I+1 .. I+O-1
+            contexts = I + np.arange(1, O, dtype=np.float64)
+        step = decode_step(
+            spec,
+            system,
+            batch=B,
+            context_len=contexts,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            overlap=overlap,
+        )
+        if mode == "decode":
+            tpot = float(step.t_step[0])
+            latency = ttft + (O - 1) * tpot
+        else:
+            decode_total = float(np.sum(step.t_step)) if O > 1 else 0.0
+            tpot = decode_total / (O - 1) if O > 1 else float(step.t_step[0])
+            latency = ttft + decode_total
+        if mode == "decode":
+            tokens_per_s = B / tpot
+            usd_token = system.price_usd_per_s * tpot / B
+        else:
+            tokens_per_s = B * O / latency
+            usd_token = system.price_usd_per_s * latency / (B * O)
+        if not system.chip.price_usd_per_s > 0:
+            usd_token = None
+        terms = _terms(step)
+        peak = I if mode == "decode" else I + O
+        mem = memory_use(
+            spec,
+            system,
+            batch=B,
+            context_len=peak,
+            tokens_per_seq=I,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+        )
+        memory = float(mem.total.flat[0])
+        fits = bool(mem.fits.flat[0])
+
+    t_compute, t_weights, t_kv, t_comm = terms
+    return ServingResult(
+        tpot_s=tpot,
+        ttft_s=ttft,
+        request_latency_s=latency,
+        output_tokens_per_s=tokens_per_s,
+        output_tokens_per_s_per_chip=tokens_per_s / system.n_chips,
+        fits=bool(fits),
+        bound=_bound(t_compute, t_weights + t_kv, t_comm),
+        t_compute_s=t_compute,
+        t_weights_s=t_weights,
+        t_kv_s=t_kv,
+        t_comm_s=t_comm,
+        usd_per_million_output_tokens=None if usd_token is None else usd_token * 1e6,
+        memory_per_chip_bytes=memory,
+    )
