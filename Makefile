@@ -32,9 +32,10 @@ fmt: $(STAMP)
 	$(BIN)/ruff format src tests benchmarks
 	$(BIN)/ruff check --fix src tests benchmarks
 
-## bench: engine speed benchmark (recorded in docs/performance.md)
+## bench: engine and start-up benchmarks (recorded in docs/performance.md)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sweep.py
+	$(BIN)/python benchmarks/startup.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

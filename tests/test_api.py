@@ -25,6 +25,7 @@ PUBLIC = {
     "balance_batch",
     "balance_batch_formula",
     "balanced_context",
+    "balanced_context_formula",
     "decode_step",
     "experts_touched",
     "get_dtype",

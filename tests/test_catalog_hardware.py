@@ -74,13 +74,38 @@ def test_plausible_ranges(hw_id: str) -> None:
 
 # Anchors: dense peaks that published sources state, so a sparse figure cannot slip in.
 ANCHORS = [
-    # (id, dtype, FLOP/s, source)
+    # (id, dtype, dense FLOP/s, source)
     ("h100-sxm", "bf16", 989e12, "lecture / reference-cases.md: H100 bf16 989e12"),
+    ("h800", "bf16", 989e12, "same GH100 tensor throughput as H100 SXM"),
+    ("h200", "bf16", 989e12, "NVIDIA H200 datasheet: 1,979 TFLOPS BF16 with sparsity"),
     ("a100-80gb", "bf16", 312e12, "kipply 2022: A100 312e12"),
+    ("a100-40gb", "bf16", 312e12, "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense"),
+    ("b200", "bf16", 2.25e15, "NVIDIA HGX B200: 36 PFLOPS FP16/BF16 sparse for 8 GPUs"),
+    ("gb200", "bf16", 2.5e15, "NVIDIA GB200 NVL72: 360 PFLOPS FP16/BF16 sparse for 72 GPUs"),
+    ("l40s", "bf16", 362e12, "NVIDIA L40S datasheet: 733 TFLOPS BF16 with sparsity"),
+    ("mi300x", "bf16", 1307.4e12, "AMD Instinct MI300X data sheet: 1307.4 TFLOPS BF16 dense"),
+    ("mi325x", "bf16", 1307.4e12, "AMD Instinct MI325X: same compute die as MI300X"),
+    ("gaudi3", "bf16", 1835e12, "Intel Gaudi 3 white paper: 1,835 TFLOPS BF16 matrix"),
     ("tpu-v4", "bf16", 275e12, "ESTI (arXiv 2211.05102): TPU v4 275 TFLOP/s"),
     ("tpu-v5e", "bf16", 1.97e14, "JAX scaling book: v5e 1.97e14"),
     ("tpu-v5p", "bf16", 4.59e14, "JAX scaling book, Serving LLaMA: v5p 4.59e14"),
+    ("tpu-v6e", "bf16", 918e12, "Google Cloud TPU v6e docs: 918 TFLOPS BF16 per chip"),
+    ("trn2", "bf16", 667e12, "AWS Trainium2: 667 TFLOPS BF16 dense per chip"),
 ]
+
+
+# Figures no source publishes, so these records leave them out (rather than invent them).
+UNPUBLISHED = {
+    "power_w": {"rubin", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7", "trn2"},
+    "price_usd_per_hour": {"tpu-v7"},
+    "scale_out_bandwidth_gb_per_s": {"tpu-v4"},
+}
+
+
+@pytest.mark.parametrize("key", sorted(UNPUBLISHED))
+def test_missing_figures_are_exactly_the_unpublished_ones(key: str) -> None:
+    missing = {h for h in REQUIRED if key not in hardware_records()[h]}
+    assert missing == UNPUBLISHED[key]
 
 
 @pytest.mark.parametrize(("hw_id", "dtype", "flops", "source"), ANCHORS)

@@ -162,7 +162,7 @@ def test_predict_scenarios_round_trip_every_mode(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     got = list(csv.DictReader(dst.open()))
     assert len(got) == len(rows)
-    assert list(got[0]) == [*INPUT_COLUMNS, *OUTPUT_COLUMNS, "error"]
+    assert list(got[0]) == [*INPUT_COLUMNS, *OUTPUT_COLUMNS, "error", "warning"]
     for i, row in enumerate(got):
         for c in INPUT_COLUMNS:
             assert row[c] == rows[i][c], c  # inputs echoed unchanged

@@ -63,6 +63,15 @@ def test_lecture_rack_throughput() -> None:
     assert step.tokens_per_s[0] == pytest.approx(128_000)
 
 
+def test_lecture_kv_bytes_implied_by_a_200k_price_step() -> None:
+    # The lecture: 1/300 × 100e9 / 200e3 ≈ 1,667 bytes per token, counting multiply-adds.
+    # In our FLOP convention 300 multiply-adds per byte is 600 FLOP per byte, and the balance
+    # S = 2·N·BW / (FLOP/s · kv) holds at S = 200k with kv = 2 · 100e9 / (600 · 200e3).
+    kv = 2 * 100e9 / (600 * 200e3)
+    assert kv == pytest.approx(1667, abs=1)
+    assert lr.balanced_context_formula(600.0, 1.0, 100e9, kv) == pytest.approx(200e3)
+
+
 # ---- Efficiently Scaling Transformer Inference (Pope et al. 2022, arXiv 2211.05102) -------
 
 

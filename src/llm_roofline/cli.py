@@ -125,12 +125,26 @@ def _print_report(rep: Any) -> None:
         f"{rep.model} on {rep.chips} × {rep.hardware}, context {rep.context_len:,} tokens, "
         f"weights {rep.weight_dtype}, KV {rep.kv_dtype}, overlap {rep.overlap}"
     )
-    print(f"  latency floor (weights read once)  {_fmt_time(rep.latency_floor_s)}")
-    print(f"  balance batch B*                   {rep.balance_batch:,.0f}")
-    print(f"  HBM drain time (capacity / BW)     {_fmt_time(rep.drain_time_s)}")
-    print(f"  largest batch that fits            {rep.max_batch:,}")
+    if rep.beyond_max_context:
+        print(
+            f"  WARNING: context {rep.context_len:,} is beyond the model's trained maximum "
+            f"({rep.max_context:,}); the numbers below extrapolate"
+        )
+    print(f"  latency floor (weights one token needs, read once)  {_fmt_time(rep.latency_floor_s)}")
+    if rep.all_weights_time_s > rep.latency_floor_s * 1.05:
+        print(
+            f"  all weights read once (MoE: every expert)           "
+            f"{_fmt_time(rep.all_weights_time_s)}"
+        )
+    print(f"  balance batch B*                                    {rep.balance_batch:,.0f}")
+    print(f"  HBM drain time (capacity / bandwidth)               {_fmt_time(rep.drain_time_s)}")
+    print(f"  largest batch that fits                             {rep.max_batch:,}")
     if rep.max_batch < 1:
-        print("  the weights alone do not fit: every row below is flagged as not fitting")
+        print(
+            f"  DOES NOT FIT: weights need {rep.weights_per_chip_bytes / 1e9:,.1f} GB per chip, "
+            f"a chip holds {rep.capacity_per_chip_bytes / 1e9:,.1f} GB; more chips or a "
+            f"smaller weight type. Times below are computed anyway."
+        )
     headers = (
         "batch",
         "t_compute",
@@ -263,6 +277,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if res.error:
         raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
     record = {**res.inputs, **res.outputs}
+    if res.warning:
+        print(f"llm-roofline: warning: {res.warning}", file=sys.stderr)
     if args.json:
         _dump_json(record)
         return 0

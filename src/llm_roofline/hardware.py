@@ -7,6 +7,8 @@ model is split. Scale-up and scale-out bandwidths are per chip, in one direction
 
 from __future__ import annotations
 
+import math
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -106,7 +108,8 @@ class Chip:
 
     def with_price(self, usd_per_hour: float) -> Chip:
         """The same chip at another rental price (USD per chip-hour)."""
-        if not (isinstance(usd_per_hour, (int, float)) and usd_per_hour > 0):
+        ok = isinstance(usd_per_hour, (int, float)) and not isinstance(usd_per_hour, bool)
+        if not (ok and math.isfinite(usd_per_hour) and usd_per_hour > 0):
             raise InputError(f"price must be positive, got {usd_per_hour!r}", field="price")
         return replace(self, price_usd_per_s=float(usd_per_hour) / units.hour)
 
@@ -157,8 +160,13 @@ class System:
 
     def __post_init__(self) -> None:
         n = self.n_chips
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        try:
+            count = operator.index(n)  # int or numpy integer; not bool, float or str
+        except TypeError:
+            count = 0
+        if isinstance(n, bool) or count < 1:
             raise InputError(f"chips must be a positive integer, got {n!r}", field="chips")
+        object.__setattr__(self, "n_chips", int(count))
 
     @property
     def memory_bytes(self) -> float:

@@ -29,6 +29,7 @@ class _Arch:
     gated: bool = True  # SwiGLU / GeGLU: 3 matrices
     parallel: bool = False  # attention and MLP read the same input (one all-reduce per layer)
     qkv_bias: bool = False  # default when the config has no attention_bias field
+    o_bias: bool = False  # bias on the attention output projection, likewise
     mlp_bias: bool = False
     lm_head_bias: bool = False
     tie_default: bool = False  # tie_word_embeddings when the config is silent
@@ -43,7 +44,7 @@ _ARCH: dict[str, _Arch] = {
     "mixtral": _Arch(),
     "llama4": _Arch(),
     "llama4_text": _Arch(),
-    "qwen2": _Arch(qkv_bias=True),  # Qwen2's q/k/v projections always carry a bias
+    "qwen2": _Arch(qkv_bias=True),  # Qwen2's q/k/v projections carry a bias, o does not
     "qwen2_moe": _Arch(qkv_bias=True),
     "qwen3": _Arch(qk_norm=True),
     "qwen3_moe": _Arch(qk_norm=True),
@@ -66,7 +67,10 @@ _ARCH: dict[str, _Arch] = {
         norm_bias=True,
     ),
     "falcon": _Arch(gated=False, tie_default=True, norm_bias=True),
-    "gpt_neox": _Arch(gated=False, qkv_bias=True, mlp_bias=True, norm_bias=True),
+    # GPT-NeoX: biases on q/k/v and the output projection; use_parallel_residual defaults true
+    "gpt_neox": _Arch(
+        gated=False, parallel=True, qkv_bias=True, o_bias=True, mlp_bias=True, norm_bias=True
+    ),
 }
 
 KNOWN_MODEL_TYPES = tuple(sorted(_ARCH))
@@ -102,17 +106,42 @@ def _int(cfg: Mapping[str, Any], names: tuple[str, ...], what: str, src: str) ->
     return _positive_int(v, names[0], src)
 
 
-def _positive_int(v: Any, name: str, src: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ConfigError(f"field {name!r} must be a positive integer, got {v!r}", name, src)
-    if v <= 0 or int(v) != v:
-        raise ConfigError(f"field {name!r} must be a positive integer, got {v!r}", name, src)
+def _positive_int(v: Any, name: str, src: str, *, zero_ok: bool = False) -> int:
+    """An integer field: positive (or zero when `zero_ok`), never a bool, NaN or fraction."""
+    least = 0 if zero_ok else 1
+    kind = "a non-negative" if zero_ok else "a positive"
+    ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+    if not ok or v < least or int(v) != v:
+        raise ConfigError(f"field {name!r} must be {kind} integer, got {v!r}", name, src)
     return int(v)
 
 
-def _opt_int(cfg: Mapping[str, Any], names: tuple[str, ...], src: str) -> int | None:
+def _opt_int(
+    cfg: Mapping[str, Any], names: tuple[str, ...], src: str, *, zero_ok: bool = False
+) -> int | None:
+    """An optional integer field (None when absent or null)."""
     v = _get(cfg, names)
-    return None if v is None else _positive_int(v, names[0], src)
+    return None if v is None else _positive_int(v, names[0], src, zero_ok=zero_ok)
+
+
+def _bool(cfg: Mapping[str, Any], name: str, default: bool, src: str) -> bool:
+    """A true/false field; the strings "false" or 0 are refused rather than read as true."""
+    v = cfg.get(name)
+    if v is None:
+        return default
+    if not isinstance(v, bool):
+        raise ConfigError(f"field {name!r} must be true or false, got {v!r}", name, src)
+    return v
+
+
+def _int_list(cfg: Mapping[str, Any], name: str, src: str) -> list[int] | None:
+    """An optional list of non-negative integers (layer indices or 0/1 flags)."""
+    v = cfg.get(name)
+    if v is None:
+        return None
+    if not isinstance(v, list):
+        raise ConfigError(f"field {name!r} must be a list of integers, got {v!r}", name, src)
+    return [_positive_int(x, name, src, zero_ok=True) for x in v]
 
 
 def load_config(path: str | Path) -> dict[str, Any]:
@@ -146,62 +175,66 @@ def _text_part(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     return dict(cfg), top_type
 
 
-def _layer_windows(cfg: Mapping[str, Any], mt: str, L: int, src: str) -> list[int | None]:
-    """Attention span of each layer: None for global attention, W for a window of W tokens."""
+# A layer's attention span: None (global), ("sliding", W) or ("chunked", C).
+Span = tuple[str, int] | None
+
+
+def _layer_windows(cfg: Mapping[str, Any], mt: str, L: int, src: str) -> list[Span]:
+    """Attention span of each layer: global, a sliding window of W, or chunks of C tokens."""
     window = _opt_int(cfg, ("sliding_window",), src)
     types = cfg.get("layer_types")
-    if isinstance(types, list) and types:
-        if len(types) != L:
-            raise ConfigError(
-                f"layer_types has {len(types)} entries for {L} layers", "layer_types", src
-            )
-        out: list[int | None] = []
+    if types is not None:
+        if not isinstance(types, list) or len(types) != L:
+            n = len(types) if isinstance(types, list) else "no list"
+            raise ConfigError(f"layer_types has {n} entries for {L} layers", "layer_types", src)
+        chunk = _opt_int(cfg, ("attention_chunk_size",), src)
+        out: list[Span] = []
         for t in types:
             if t == "full_attention":
                 out.append(None)
-            elif t in ("sliding_attention", "chunked_attention"):
-                if window is None:
-                    raise ConfigError(
-                        "layer_types names sliding layers but sliding_window is missing",
-                        "sliding_window",
-                        src,
-                    )
-                out.append(window)
+            elif t == "sliding_attention" and window is not None:
+                out.append(("sliding", window))
+            elif t == "chunked_attention" and chunk is not None:
+                out.append(("chunked", chunk))
             else:
-                raise ConfigError(f"unknown layer type {t!r} in layer_types", "layer_types", src)
+                need = "attention_chunk_size" if t == "chunked_attention" else "sliding_window"
+                raise ConfigError(
+                    f"layer type {t!r} in layer_types needs {need}", "layer_types", src
+                )
         return out
     if mt in ("llama4", "llama4_text"):
-        # Chunked local attention on RoPE layers; every 4th layer (NoPE) attends globally.
+        # Chunked local attention on RoPE layers; the NoPE layers (every 4th by default)
+        # attend globally. no_rope_layers[i] = 1 means layer i uses RoPE (so is chunked).
         chunk = _opt_int(cfg, ("attention_chunk_size",), src)
         if chunk is None:
             return [None] * L
-        flags = cfg.get("no_rope_layers")
-        if isinstance(flags, list) and len(flags) == L:
-            return [chunk if f else None for f in flags]
-        step = int(cfg.get("no_rope_layer_interval", 4))
-        return [None if (i + 1) % step == 0 else chunk for i in range(L)]
-    if window is None or cfg.get("use_sliding_window") is False:
+        flags = _int_list(cfg, "no_rope_layers", src)
+        if flags and len(flags) == L:
+            return [("chunked", chunk) if f else None for f in flags]
+        step = _opt_int(cfg, ("no_rope_layer_interval",), src) or 4
+        return [None if (i + 1) % step == 0 else ("chunked", chunk) for i in range(L)]
+    if window is None or not _bool(cfg, "use_sliding_window", True, src):
         return [None] * L
     if mt == "gemma2":
-        return [window if i % 2 == 0 else None for i in range(L)]
+        return [("sliding", window) if i % 2 == 0 else None for i in range(L)]
     if mt in ("gemma3", "gemma3_text"):
-        pattern = int(cfg.get("sliding_window_pattern", 6))
-        return [None if (i + 1) % pattern == 0 else window for i in range(L)]
-    return [window] * L  # e.g. Mistral 7B v0.1: every layer slides
+        pattern = _opt_int(cfg, ("sliding_window_pattern",), src) or 6
+        return [None if (i + 1) % pattern == 0 else ("sliding", window) for i in range(L)]
+    return [("sliding", window)] * L  # e.g. Mistral 7B v0.1: every layer slides
 
 
-def _moe_layers(cfg: Mapping[str, Any], mt: str, L: int) -> list[bool]:
+def _moe_layers(cfg: Mapping[str, Any], L: int, src: str) -> list[bool]:
     """Which layers hold a mixture of experts (the rest a dense MLP)."""
-    if isinstance(cfg.get("moe_layers"), list):  # Llama 4 may list them
-        listed = {int(i) for i in cfg["moe_layers"]}
-        return [i in listed for i in range(L)]
-    if "interleave_moe_layer_step" in cfg:  # Llama 4: every n-th layer is MoE
-        step = int(cfg["interleave_moe_layer_step"]) or 1
+    listed = _int_list(cfg, "moe_layers", src)  # Llama 4 may list them
+    if listed is not None:
+        return [i in set(listed) for i in range(L)]
+    step = _opt_int(cfg, ("interleave_moe_layer_step",), src)  # Llama 4: every n-th layer
+    if step is not None:
         return [(i + 1) % step == 0 for i in range(L)]
-    first_dense = int(cfg.get("first_k_dense_replace", 0) or 0)  # DeepSeek, Kimi
-    freq = int(cfg.get("moe_layer_freq", 1) or 1)
-    sparse_step = int(cfg.get("decoder_sparse_step", 1) or 1)  # Qwen MoE
-    mlp_only = {int(i) for i in cfg.get("mlp_only_layers", []) or []}
+    first_dense = _opt_int(cfg, ("first_k_dense_replace",), src, zero_ok=True) or 0  # DeepSeek
+    freq = _opt_int(cfg, ("moe_layer_freq",), src) or 1
+    sparse_step = _opt_int(cfg, ("decoder_sparse_step",), src) or 1  # Qwen MoE
+    mlp_only = set(_int_list(cfg, "mlp_only_layers", src) or [])
     return [
         i >= first_dense and i % freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only
         for i in range(L)
@@ -222,7 +255,7 @@ def _vision_params(cfg: Mapping[str, Any], text_D: int, src: str) -> tuple[int, 
     layers = _int(v, ("num_hidden_layers",), "vision layers", src)
     patch = _int(v, ("patch_size",), "vision patch size", src)
     image = _int(v, ("image_size",), "vision image size", src)
-    channels = int(v.get("num_channels", 3))
+    channels = _opt_int(v, ("num_channels",), src) or 3
     # a ViT block: q, k, v, o with biases, a 2-matrix MLP with biases, two LayerNorms
     block = 4 * (d * d + d) + 2 * d * f + f + d + 2 * 2 * d
     patches = (image // patch) ** 2
@@ -230,7 +263,13 @@ def _vision_params(cfg: Mapping[str, Any], text_D: int, src: str) -> tuple[int, 
         # Llama 4: unfold-linear patch embedding (no bias), class token, positions for
         # patches + 1, pre/post LayerNorms; pixel-shuffle MLP (hidden / ratio² -> projector
         # input -> projector output, no biases); projector to the text width (no bias).
-        ratio = float(v.get("pixel_shuffle_ratio", 0.5))
+        ratio = v.get("pixel_shuffle_ratio", 0.5)
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio <= 1:
+            raise ConfigError(
+                f"field 'pixel_shuffle_ratio' must be in (0, 1], got {ratio!r}",
+                "pixel_shuffle_ratio",
+                src,
+            )
         p_in = _int(v, ("projector_input_dim",), "projector input", src)
         p_out = _int(v, ("projector_output_dim",), "projector output", src)
         v_out = _int(v, ("vision_output_dim",), "vision output", src)
@@ -295,10 +334,11 @@ def spec_from_config(
         )
     else:
         K = _opt_int(c, _KV_HEADS, source)
-        if mt == "falcon" and not c.get("new_decoder_architecture"):
-            K = 1 if c.get("multi_query") else H
+        multi_query = _bool(c, "multi_query", False, source)
+        if mt == "falcon" and not _bool(c, "new_decoder_architecture", False, source):
+            K = 1 if multi_query else H
         if K is None:
-            K = 1 if c.get("multi_query") else H
+            K = 1 if multi_query else H
         if H % K:
             raise ConfigError(
                 f"num_attention_heads ({H}) is not a multiple of num_key_value_heads ({K})",
@@ -314,7 +354,10 @@ def spec_from_config(
                     source,
                 )
             d_h = D // H
-        bias = c.get("attention_bias", c.get("bias", arch.qkv_bias))
+        # one "bias" flag (Falcon) or "attention_bias" (Llama family) covers q, k, v and o
+        bias_field = "attention_bias" if "attention_bias" in c else "bias"
+        any_bias = _bool(c, bias_field, arch.qkv_bias, source)
+        o_bias = _bool(c, bias_field, arch.o_bias, source)
         kind = "mha" if K == H else ("mqa" if K == 1 else "gqa")
         attn = Attention(
             kind=kind,
@@ -322,15 +365,15 @@ def spec_from_config(
             n_kv_heads=K,
             head_dim=d_h,
             v_head_dim=d_h,
-            qkv_bias=bool(bias),
-            o_bias=bool(c.get("attention_bias", c.get("bias", False))),
+            qkv_bias=any_bias,
+            o_bias=o_bias,
             qk_norm=arch.qk_norm,
             sinks=(mt == "gpt_oss"),
         )
 
     # --- feed-forward ---
-    E = _opt_int(c, _N_EXPERTS, source)
-    mlp_bias = bool(c.get("mlp_bias", c.get("bias", arch.mlp_bias)))
+    E = _opt_int(c, _N_EXPERTS, source, zero_ok=True)  # 0 or absent: a dense model
+    mlp_bias = _bool(c, "mlp_bias" if "mlp_bias" in c else "bias", arch.mlp_bias, source)
     if mt == "gpt_oss":
         mlp_bias = True  # gpt-oss experts carry biases (gate_up and down)
     F_dense = _opt_int(c, ("intermediate_size_mlp", *_FF), source)
@@ -359,11 +402,12 @@ def spec_from_config(
                 "missing field 'moe_intermediate_size'", "moe_intermediate_size", source
             )
         shared = 0
-        n_shared = int(c.get("n_shared_experts", 0) or 0)
+        n_shared = _opt_int(c, ("n_shared_experts",), source, zero_ok=True) or 0
+        shared_width = _opt_int(c, ("shared_expert_intermediate_size",), source, zero_ok=True)
         if n_shared:
             shared = n_shared * F_exp
-        elif c.get("shared_expert_intermediate_size"):
-            shared = int(c["shared_expert_intermediate_size"])
+        elif shared_width:
+            shared = shared_width
         elif mt in ("llama4", "llama4_text"):
             shared = F_exp  # Llama 4: one shared expert of intermediate_size in each MoE layer
         moe = FFN(
@@ -375,38 +419,43 @@ def spec_from_config(
             bias=mlp_bias,
             router_bias=(mt == "gpt_oss"),
         )
-        moe_flags = _moe_layers(c, mt, L)
+        moe_flags = _moe_layers(c, L, source)
 
     # --- group layers by (window, ffn) ---
     windows = _layer_windows(c, mt, L, source)
-    counts: dict[tuple[int | None, bool], int] = {}
+    counts: dict[tuple[Span, bool], int] = {}
     for w, is_moe in zip(windows, moe_flags, strict=True):
         counts[(w, is_moe)] = counts.get((w, is_moe), 0) + 1
     groups = tuple(
-        LayerGroup(count=n, ffn=(moe if is_moe and moe is not None else dense), window=w)
+        LayerGroup(
+            count=n,
+            ffn=(moe if is_moe and moe is not None else dense),
+            window=None if w is None else w[1],
+            chunked=w is not None and w[0] == "chunked",
+        )
         for (w, is_moe), n in counts.items()
     )
 
-    tie = c.get("tie_word_embeddings")
-    if tie is None:
-        tie = cfg.get("tie_word_embeddings", arch.tie_default)
+    tie_default = _bool(cfg, "tie_word_embeddings", arch.tie_default, source)
+    tie = _bool(c, "tie_word_embeddings", tie_default, source)
     vision, vision_note = _vision_params(cfg, D, source)
     norm_size = D * (2 if arch.norm_bias else 1)
-    parallel = bool(c.get("parallel_attn", c.get("use_parallel_residual", arch.parallel)))
-    if mt == "falcon" and c.get("new_decoder_architecture"):
+    parallel_field = "parallel_attn" if "parallel_attn" in c else "use_parallel_residual"
+    parallel = _bool(c, parallel_field, arch.parallel, source)
+    if mt == "falcon" and _bool(c, "new_decoder_architecture", False, source):
         norms = 2  # separate ln_attn and ln_mlp
     elif parallel and mt == "falcon":
         norms = 1
     else:
         norms = arch.norms_per_layer
     return ModelSpec(
-        name=name or str(c.get("_name_or_path") or mt),
+        name=name or str(c.get("_name_or_path") or mt),  # display only
         model_type=mt,
         vocab_size=V,
         d_model=D,
         attention=attn,
         groups=groups,
-        tie_embeddings=bool(tie),
+        tie_embeddings=tie,
         parallel_block=parallel,
         max_context=_opt_int(c, _MAX_POS, source),
         norm_params_per_layer=norms * norm_size,

@@ -21,7 +21,7 @@ from .dtypes import get_dtype
 from .errors import InputError
 from .hardware import Chip, System
 from .model import ModelSpec
-from .roofline import as_system, positive_array
+from .roofline import _grid, as_system, positive_array
 
 __all__ = ["MemoryUse", "activation_bytes", "max_batch", "memory_use"]
 
@@ -64,7 +64,8 @@ class MemoryUse:
 
 
 def _reserve(reserve_fraction: float) -> float:
-    if not 0.0 <= reserve_fraction < 1.0:
+    ok = isinstance(reserve_fraction, (int, float)) and not isinstance(reserve_fraction, bool)
+    if not ok or not 0.0 <= reserve_fraction < 1.0:
         raise InputError(
             f"reserve_fraction must be in [0, 1), got {reserve_fraction!r}",
             field="reserve_fraction",
@@ -93,10 +94,12 @@ def memory_use(
     system = as_system(hardware, chips)
     B = positive_array(batch, "batch")
     S = positive_array(context_len, "context_len")
+    T = positive_array(tokens_per_seq, "tokens_per_seq")
+    _grid(B, S, T, names=("batch", "context_len", "tokens_per_seq"))
     n = system.n_chips
     weights = spec.params_stored * get_dtype(weight_dtype).bytes / n
     kv = B * spec.kv_elements_per_sequence(S) * get_dtype(kv_dtype).bytes / n
-    act = activation_bytes(spec, B, tokens_per_seq) / n
+    act = activation_bytes(spec, B, T) / n
     shape = np.broadcast_shapes(np.shape(kv), np.shape(act))
     return MemoryUse(
         weights=np.full(shape, weights),

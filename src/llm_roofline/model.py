@@ -84,8 +84,16 @@ class Attention:
         return 2 * H * self.head_dim + 2 * H * self.v_head_dim
 
     def prefill_flops_per_context_token(self) -> int:
-        """As decode, but prefill expands the latent per token (no absorption): 2·H·(d_qk + d_v)."""
+        """Prefill with the latent expanded per token (MLA without absorption): 2·H·(d_qk + d_v)."""
         return 2 * self.n_heads * (self.head_dim + self.v_head_dim)
+
+    def latent_expand_flops_per_token(self) -> int:
+        """MLA: FLOPs to up-project one cached latent to per-head keys and values (0 for
+        other kinds): 2 · r_kv · H · (d_nope + d_v)."""
+        if self.kind != "mla":
+            return 0
+        d_nope = self.head_dim - self.rope_head_dim
+        return 2 * self.kv_lora_rank * self.n_heads * (d_nope + self.v_head_dim)
 
 
 @dataclass(frozen=True)
@@ -133,11 +141,26 @@ class FFN:
 
 @dataclass(frozen=True)
 class LayerGroup:
-    """`count` identical layers: same attention window and feed-forward block."""
+    """`count` identical layers: same attention span and feed-forward block.
+
+    Spans: global (window None); a sliding window (each token sees the last W tokens); or
+    chunked attention (Llama 4: tokens see only earlier tokens of their own chunk of W).
+    """
 
     count: int
     ffn: FFN
-    window: int | None = None  # sliding-window (or chunked) attention span; None = global
+    window: int | None = None
+    chunked: bool = False
+
+    def cached_keys(self, context: FloatArray) -> FloatArray:
+        """Keys a decode token reads from a cache of `context` tokens in one of these layers:
+        all S (global), the last min(S, W) (sliding), or the S mod W of its chunk (chunked)."""
+        if self.window is None:
+            return context
+        w = float(self.window)
+        if self.chunked:
+            return np.asarray(np.mod(context, w), dtype=np.float64)
+        return np.asarray(np.minimum(context, w), dtype=np.float64)
 
 
 def experts_touched(E: int, k: int, tokens: ArrayLike) -> FloatArray:
@@ -145,6 +168,12 @@ def experts_touched(E: int, k: int, tokens: ArrayLike) -> FloatArray:
 
     E·(1 − (1 − k/E)^tokens): Epoch AI, "Inference economics of language models" (2025).
     """
+    if not (E >= 1 and 0 <= k <= E):
+        from .errors import InputError
+
+        raise InputError(
+            f"experts_touched needs 1 <= E and 0 <= k <= E, got E={E}, k={k}", field="experts"
+        )
     t = np.asarray(tokens, dtype=np.float64)
     return np.asarray(E * (1.0 - (1.0 - k / E) ** t), dtype=np.float64)
 
@@ -153,12 +182,23 @@ def _sum_to(n: FloatArray) -> FloatArray:
     return n * (n + 1.0) / 2.0
 
 
-def causal_pairs(T: ArrayLike, S0: ArrayLike, window: int | None) -> FloatArray:
+def _chunked_prefix(n: FloatArray, w: float) -> FloatArray:
+    """Σ_{j=1..n} ((j−1) mod W + 1): q full chunks of W(W+1)/2 pairs and a partial one."""
+    q = np.floor_divide(n, w)
+    r = n - q * w
+    return np.asarray(q * w * (w + 1.0) / 2.0 + _sum_to(r), dtype=np.float64)
+
+
+def causal_pairs(
+    T: ArrayLike, S0: ArrayLike, window: int | None, chunked: bool = False
+) -> FloatArray:
     """Query–key pairs when T new tokens follow S0 cached ones under causal attention.
 
-    Token j (1-based, j = S0+1 .. S0+T) sees min(j, W) keys, so the sum is
-    Σ_j min(j, W) = [sum_to(min(b, W)) − sum_to(min(a−1, W))] + W·(max(b, W) − max(a−1, W))
-    with a = S0+1, b = S0+T; without a window it is T·S0 + T(T+1)/2.
+    Token j (1-based, j = S0+1 .. S0+T) sees j keys (global), min(j, W) (sliding window), or
+    ((j−1) mod W) + 1 (chunked: its own chunk up to itself). Closed forms:
+    global T·S0 + T(T+1)/2; sliding [sum_to(min(b, W)) − sum_to(min(a−1, W))] +
+    W·(max(b, W) − max(a−1, W)) with a = S0+1, b = S0+T; chunked F(b) − F(S0), F from
+    `_chunked_prefix`.
     """
     t = np.asarray(T, dtype=np.float64)
     s0 = np.asarray(S0, dtype=np.float64)
@@ -166,6 +206,8 @@ def causal_pairs(T: ArrayLike, S0: ArrayLike, window: int | None) -> FloatArray:
     if window is None:
         return np.asarray(_sum_to(b) - _sum_to(s0), dtype=np.float64)
     w = float(window)
+    if chunked:
+        return np.asarray(_chunked_prefix(b, w) - _chunked_prefix(s0, w), dtype=np.float64)
     lo = np.minimum(s0, w)
     hi = np.minimum(b, w)
     return np.asarray(
@@ -283,13 +325,13 @@ class ModelSpec:
         return self.kv_elements_per_token * kv_bytes
 
     def kv_elements_per_sequence(self, context: ArrayLike) -> FloatArray:
-        """KV elements a sequence of `context` tokens holds: sliding layers keep the last W."""
+        """KV elements a sequence of `context` tokens holds: sliding layers keep the last W,
+        chunked layers the S mod W tokens of the current chunk."""
         s = np.asarray(context, dtype=np.float64)
         per_layer = self.attention.kv_elements_per_token()
         total = np.zeros_like(s)
         for g in self.groups:
-            s_eff = s if g.window is None else np.minimum(s, float(g.window))
-            total = total + g.count * per_layer * s_eff
+            total = total + g.count * per_layer * g.cached_keys(s)
         return np.asarray(total, dtype=np.float64)
 
     def decode_attention_flops(self, context: ArrayLike) -> FloatArray:
@@ -298,16 +340,28 @@ class ModelSpec:
         per = self.attention.decode_flops_per_context_token()
         total = np.zeros_like(s)
         for g in self.groups:
-            s_eff = s if g.window is None else np.minimum(s, float(g.window))
-            total = total + g.count * per * s_eff
+            total = total + g.count * per * g.cached_keys(s)
         return np.asarray(total, dtype=np.float64)
 
     def prefill_attention_flops(self, T: ArrayLike, S0: ArrayLike = 0) -> FloatArray:
-        """Causal attention FLOPs of T new tokens after S0 cached ones, one sequence."""
-        per = self.attention.prefill_flops_per_context_token()
-        total: FloatArray = np.zeros(np.broadcast(np.asarray(T), np.asarray(S0)).shape)
+        """Causal attention FLOPs of T new tokens after S0 cached ones, one sequence.
+
+        MLA can run either way, and the lower bound takes the cheaper per layer: expand the
+        cached latents once and attend per head (2·H·(d_qk + d_v) per pair), or stay in the
+        latent space as decode does (absorbed form, no expansion).
+        """
+        a = self.attention
+        per = a.prefill_flops_per_context_token()
+        s0 = np.asarray(S0, dtype=np.float64)
+        total: FloatArray = np.zeros(np.broadcast(np.asarray(T), s0).shape)
         for g in self.groups:
-            total = total + g.count * per * causal_pairs(T, S0, g.window)
+            pairs = causal_pairs(T, S0, g.window, g.chunked)
+            flops = per * pairs
+            if a.kind == "mla":
+                expanded = flops + a.latent_expand_flops_per_token() * g.cached_keys(s0)
+                absorbed = a.decode_flops_per_context_token() * pairs
+                flops = np.minimum(expanded, absorbed)
+            total = total + g.count * flops
         return total
 
     # ---- activations ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ import numpy as np
 
 from .catalog import get_model
 from .cost import usd_per_million_tokens
+from .dtypes import get_dtype
 from .hardware import Chip, System
 from .memory import max_batch, memory_use
 from .model import ModelSpec
@@ -31,9 +32,14 @@ class DecodeReport:
     kv_dtype: str
     overlap: str
     latency_floor_s: float
+    all_weights_time_s: float
     balance_batch: float
     drain_time_s: float
     max_batch: int
+    weights_per_chip_bytes: float
+    capacity_per_chip_bytes: float
+    max_context: int | None
+    beyond_max_context: bool
     rows: list[dict[str, Any]]
 
     def as_dict(self) -> dict[str, Any]:
@@ -104,9 +110,14 @@ def decode_report(
         kv_dtype=kv_dtype,
         overlap=overlap,
         latency_floor_s=latency_floor(spec, system, weight_dtype=weight_dtype),
+        all_weights_time_s=spec.params_text * get_dtype(weight_dtype).bytes / system.memory_bw,
         balance_batch=balance_batch(spec, system, weight_dtype=weight_dtype),
         drain_time_s=system.chip.drain_time_s,
         max_batch=fit,
+        weights_per_chip_bytes=spec.params_stored * get_dtype(weight_dtype).bytes / system.n_chips,
+        capacity_per_chip_bytes=system.chip.memory_bytes,
+        max_context=spec.max_context,
+        beyond_max_context=bool(spec.max_context and context_len > spec.max_context),
         rows=rows,
     )
 

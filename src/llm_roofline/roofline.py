@@ -21,6 +21,7 @@ bound, and any real schedule is at least as slow.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = [
     "balance_batch",
     "balance_batch_formula",
     "balanced_context",
+    "balanced_context_formula",
     "decode_step",
     "latency_floor",
     "mixed_step",
@@ -50,6 +52,7 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 OVERLAP_MODES = ("full", "per-op", "none")
+MAX_SIZE = 1e12  # no batch, context or token count of a real deployment comes near this
 BOUND_NAMES = ("compute", "memory", "communication")
 
 
@@ -64,6 +67,10 @@ def positive_array(value: ArrayLike, name: str) -> FloatArray:
     if not (np.all(np.isfinite(a)) and np.all(a > 0)):
         bad = a[~(np.isfinite(a) & (a > 0))].flat[0]
         raise InputError(f"{name} must be positive and finite, got {bad!r}", field=name)
+    if np.any(a > MAX_SIZE):
+        raise InputError(
+            f"{name} must be at most {MAX_SIZE:.0e}, got {float(a.max()):.3g}", field=name
+        )
     return a
 
 
@@ -123,6 +130,25 @@ class StepTime:
         return self.tokens / self.t_step
 
 
+def _grid(*arrays: FloatArray, names: tuple[str, ...]) -> tuple[int, ...]:
+    """The broadcast shape of the inputs, or an InputError naming them."""
+    try:
+        return np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrays, strict=True))
+        raise InputError(f"shapes do not broadcast: {shapes}", field=names[0]) from None
+
+
+def _nonneg_array(value: ArrayLike, name: str) -> FloatArray:
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be zero or positive, got {value!r}", field=name) from None
+    if a.size == 0 or not (np.all(np.isfinite(a)) and np.all(a >= 0)):
+        raise InputError(f"{name} must be zero or positive and finite, got {value!r}", field=name)
+    return a
+
+
 def _combine(
     t_matmul: FloatArray,
     t_attn: FloatArray,
@@ -140,6 +166,12 @@ def _combine(
     else:
         t = t_compute + t_memory
     t = t + t_comm
+    if not np.all(np.isfinite(t)):
+        raise InputError(
+            "the inputs are too large: a step time overflows (batch or context beyond any "
+            "real deployment)",
+            field="batch",
+        )
     bound = np.where(t_compute >= t_memory, 0, 1).astype(np.int8)
     bound = np.where((t_comm > t_compute) & (t_comm > t_memory), np.int8(2), bound)
     return np.asarray(t, dtype=np.float64), bound
@@ -185,6 +217,7 @@ def decode_step(
     )
     B = positive_array(batch, "batch")
     S = positive_array(context_len, "context_len")
+    _grid(B, S, names=("batch", "context_len"))
     mode = _overlap(overlap)
     bw = system.memory_bw
 
@@ -237,9 +270,8 @@ def prefill(
     )
     B = positive_array(batch, "batch")
     T = positive_array(prompt_len, "prompt_len")
-    S0 = np.asarray(cached_len, dtype=np.float64)
-    if not (np.all(np.isfinite(S0)) and np.all(S0 >= 0)):
-        raise InputError("cached_len must be zero or positive", field="cached_len")
+    S0 = _nonneg_array(cached_len, "cached_len")
+    _grid(B, T, S0, names=("batch", "prompt_len", "cached_len"))
     mode = _overlap(overlap)
     bw = system.memory_bw
 
@@ -297,10 +329,8 @@ def mixed_step(
     )
     B = float(positive_array(decode_batch, "decode_batch"))
     S = positive_array(decode_contexts, "decode_contexts")
-    P = float(prefill_seqs)
+    P = float(_nonneg_array(prefill_seqs, "prefill_seqs"))
     T = float(positive_array(prefill_len, "prefill_len"))
-    if not (np.isfinite(P) and P >= 0):
-        raise InputError("prefill_seqs must be zero or positive", field="prefill_seqs")
     mode = _overlap(overlap)
     bw = system.memory_bw
     tokens = B + P * T
@@ -350,6 +380,14 @@ def balance_batch_formula(
     The batch at which matmul time 2·N_active·B / FLOP/s equals the time to fetch all
     N_total weights (KV ignored): the lecture's balance point.
     """
+    for name, v in (
+        ("ops_per_byte", ops_per_byte),
+        ("bytes_per_weight", bytes_per_weight),
+        ("n_total", n_total),
+        ("n_active", n_active),
+    ):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            raise InputError(f"{name} must be positive, got {v!r}", field=name)
     return ops_per_byte * (bytes_per_weight / 2.0) * (n_total / n_active)
 
 
@@ -374,6 +412,26 @@ def balance_batch(
     )
 
 
+def balanced_context_formula(
+    flops: float, bw: float, n_active: float, kv_bytes_per_token: float
+) -> float:
+    """The context S at which one sequence's KV fetch equals its matmul time:
+    S · kv_bytes / BW = 2 · N_active / FLOP/s, so S = 2 · N_active · BW / (FLOP/s · kv_bytes).
+
+    Read backwards it is the lecture's price-step argument: a long-context surcharge at S
+    implies kv_bytes = (BW / FLOP/s) · 2 · N_active / S.
+    """
+    for name, v in (
+        ("flops", flops),
+        ("bw", bw),
+        ("n_active", n_active),
+        ("kv_bytes_per_token", kv_bytes_per_token),
+    ):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            raise InputError(f"{name} must be positive, got {v!r}", field=name)
+    return 2.0 * n_active * bw / (flops * kv_bytes_per_token)
+
+
 def balanced_context(
     model: str | ModelSpec,
     hardware: str | Chip | System,
@@ -382,10 +440,10 @@ def balanced_context(
     weight_dtype: str = "bf16",
     compute_dtype: str | None = None,
 ) -> float:
-    """The context S at which one sequence's KV fetch time equals its matmul time:
-    S · kv_bytes_per_token / BW = 2 · N_multiplied / FLOP/s (batch cancels; windows ignored)."""
+    """`balanced_context_formula` for a catalog model on a chip (batch cancels; windows
+    ignored: the KV of every layer counted as if global)."""
     spec = get_model(model)
     chip = as_system(hardware).chip
     cdt = compute_dtype or chip.compute_dtype_for(get_dtype(weight_dtype).name)
     kv = spec.kv_bytes_per_token(get_dtype(kv_dtype).bytes)
-    return 2.0 * spec.params_multiplied * chip.memory_bw / (chip.flops(cdt) * kv)
+    return balanced_context_formula(chip.flops(cdt), chip.memory_bw, spec.params_multiplied, kv)

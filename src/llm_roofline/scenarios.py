@@ -2,9 +2,10 @@
 
 Input columns: model, hardware, chips, tp, pp, ep, weight_dtype, kv_dtype, batch, input_len,
 output_len, mode, engine (tp, pp, ep, kv_dtype and engine optional: tp defaults to chips, pp and
-ep to 1, kv_dtype to bf16, engine to ideal). Output: the input columns (defaults filled in), then
-OUTPUT_COLUMNS, then `error`. A bad row is reported with its line number and column; the other
-rows are still predicted and written. Times are computed even when `fits` is false.
+ep to 1, kv_dtype to bf16, engine to ideal). Output: the input columns (defaults filled in),
+then OUTPUT_COLUMNS, then `error` and `warning` (beyond the trained context, does not fit).
+A bad row is reported with its line number and column; the other rows are still predicted and
+written. Times are computed even when `fits` is false.
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ class ScenarioResult:
     inputs: dict[str, Any]
     outputs: dict[str, Any] = field(default_factory=dict)
     error: RowError | None = None
+    warning: str = ""
 
 
 def _int_cell(text: str, column: str) -> int:
@@ -182,6 +184,7 @@ def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
         return result
     out = res.as_dict()
     result.outputs = {c: out[c] for c in OUTPUT_COLUMNS}
+    result.warning = "; ".join(res.warnings)
     return result
 
 
@@ -236,12 +239,12 @@ def write_results(results: Iterable[ScenarioResult], path: str | Path) -> int:
     n = 0
     with Path(path).open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow([*INPUT_COLUMNS, *OUTPUT_COLUMNS, "error"])
+        w.writerow([*INPUT_COLUMNS, *OUTPUT_COLUMNS, "error", "warning"])
         for r in results:
             w.writerow(
                 [_cell(r.inputs.get(c)) for c in INPUT_COLUMNS]
                 + [_cell(r.outputs.get(c)) for c in OUTPUT_COLUMNS]
-                + [str(r.error) if r.error else ""]
+                + [str(r.error) if r.error else "", r.warning]
             )
             n += 1
     return n

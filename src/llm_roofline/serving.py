@@ -56,9 +56,12 @@ class ServingResult:
     t_comm_s: float
     usd_per_million_output_tokens: float | None
     memory_per_chip_bytes: float
+    warnings: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, float | bool | str | None]:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        d["warnings"] = "; ".join(self.warnings)
+        return d
 
 
 def _positive_int(value: int, name: str) -> int:
@@ -186,6 +189,17 @@ def serve(
         fits = bool(mem.fits.flat[0])
 
     t_compute, t_weights, t_kv, t_comm = terms
+    warnings = []
+    if spec.max_context and I + O > spec.max_context:
+        warnings.append(
+            f"input_len + output_len = {I + O:,} is beyond the model's trained maximum "
+            f"context ({spec.max_context:,})"
+        )
+    if not fits:
+        warnings.append(
+            f"does not fit: {memory / 1e9:,.1f} GB per chip needed, "
+            f"{system.chip.memory_bytes / 1e9:,.1f} GB per chip available"
+        )
     return ServingResult(
         tpot_s=tpot,
         ttft_s=ttft,
@@ -200,4 +214,5 @@ def serve(
         t_comm_s=t_comm,
         usd_per_million_output_tokens=None if usd_token is None else usd_token * 1e6,
         memory_per_chip_bytes=memory,
+        warnings=tuple(warnings),
     )
