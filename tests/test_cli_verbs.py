@@ -274,3 +274,95 @@ def test_demo_writes_figures(tmp_path: Path) -> None:
 def test_report_rejects_non_positive(flag: str) -> None:
     r = run("report", "--model", "qwen3-8b", "--hardware", "l40s", flag, "0")
     assert r.returncode == 2 and flag in r.stderr and "Traceback" not in r.stderr
+
+
+BAD_CELLS = [
+    ("model", "llama-9", "model"),
+    ("hardware", "h1000", "hardware"),
+    ("chips", "0", "chips"),
+    ("chips", "two", "chips"),
+    ("tp", "3", "tp"),
+    ("pp", "-1", "pp"),
+    ("ep", "1.5", "ep"),
+    ("weight_dtype", "fp9", "weight_dtype"),
+    ("kv_dtype", "int3", "kv_dtype"),
+    ("batch", "nan", "batch"),
+    ("input_len", "0", "input_len"),
+    ("output_len", "1e99", "output_len"),
+    ("mode", "burst", "mode"),
+    ("engine", "calibrated", "engine"),
+]
+
+
+@pytest.mark.parametrize(("column", "value", "named"), BAD_CELLS)
+def test_every_csv_column_is_checked(tmp_path: Path, column: str, value: str, named: str) -> None:
+    good = {c: "" for c in INPUT_COLUMNS}
+    good.update(
+        model="qwen3-8b",
+        hardware="l40s",
+        chips="1",
+        weight_dtype="bf16",
+        batch="4",
+        input_len="512",
+        output_len="64",
+        mode="decode",
+    )
+    src, dst = tmp_path / "in.csv", tmp_path / "out.csv"
+    _write_csv(src, [good, dict(good, **{column: value})])
+    r = run("predict", "--scenarios", str(src), "--out", str(dst))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"line 3, column {named}:" in r.stderr, r.stderr
+    got = list(csv.DictReader(dst.open()))
+    assert got[0]["error"] == "" and float(got[0]["tpot_s"]) > 0
+
+
+BAD_FLAGS = [
+    ("report", "--model", "nope"),
+    ("report", "--hardware", "nope"),
+    ("report", "--chips", "-1"),
+    ("report", "--context", "x"),
+    ("report", "--weight-dtype", "fp9"),
+    ("report", "--kv-dtype", "fp9"),
+    ("report", "--overlap", "some"),
+    ("report", "--price", "free"),
+    ("predict", "--mode", "burst"),
+    ("predict", "--engine", "calibrated"),
+    ("predict", "--batch", "0"),
+    ("predict", "--input-len", "-3"),
+    ("predict", "--output-len", "1.5"),
+    ("predict", "--tp", "0"),
+    ("predict", "--pp", "x"),
+    ("predict", "--ep", "-2"),
+    ("sweep", "--chips", "0,1"),
+    ("sweep", "--context", "a..b"),
+]
+
+
+@pytest.mark.parametrize(("verb", "flag", "value"), BAD_FLAGS)
+def test_every_flag_is_checked(verb: str, flag: str, value: str) -> None:
+    base = {
+        "report": ["--model", "qwen3-8b", "--hardware", "l40s"],
+        "sweep": ["--model", "qwen3-8b", "--hardware", "l40s"],
+        "predict": [
+            "--model",
+            "qwen3-8b",
+            "--hardware",
+            "l40s",
+            "--batch",
+            "1",
+            "--input-len",
+            "8",
+            "--output-len",
+            "8",
+        ],
+    }[verb]
+    args = [*base]
+    if flag in args:
+        args[args.index(flag) + 1] = value
+    else:
+        args += [flag, value]
+    r = run(verb, *args)
+    assert r.returncode == 2, r.stdout
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("llm-roofline: error:"), r.stderr
+    assert "Traceback" not in r.stderr

@@ -86,3 +86,13 @@ def test_does_not_fit_is_a_warning_with_numbers() -> None:
     r = serve("llama-3.1-405b", "h100-sxm", 1, batch=1, input_len=100, output_len=10)
     assert not r.fits and any("does not fit" in w and "GB per chip" in w for w in r.warnings)
     assert r.tpot_s > 0  # times are computed anyway
+
+
+def test_long_generations_are_sampled_accurately() -> None:
+    # 100,000 output tokens: the mean step over 4,096 sampled contexts against all 99,999
+    O = 100_000
+    r = serve("gpt-oss-120b", "h100-sxm", 1, batch=32, input_len=1000, output_len=O, mode="static")
+    every = lr.decode_step(
+        "gpt-oss-120b", "h100-sxm", batch=32, context_len=1001 + np.arange(O - 1)
+    )
+    assert r.request_latency_s - r.ttft_s == pytest.approx(float(np.sum(every.t_step)), rel=1e-4)

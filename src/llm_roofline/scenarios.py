@@ -20,6 +20,7 @@ from typing import Any
 
 from .errors import LlmRooflineError
 from .parallel import Parallelism
+from .roofline import MAX_SIZE
 from .serving import MODES, serve
 
 __all__ = [
@@ -105,6 +106,8 @@ def _int_cell(text: str, column: str) -> int:
         raise ValueError(f"must be a positive integer, got {text!r}") from None
     if not math.isfinite(v) or v < 1 or v != int(v):
         raise ValueError(f"must be a positive integer, got {text!r}")
+    if v > MAX_SIZE:
+        raise ValueError(f"must be at most {MAX_SIZE:.0e}, got {text!r}")
     return int(v)
 
 

@@ -32,7 +32,15 @@ from .errors import InputError
 from .hardware import Chip, System
 from .memory import activation_bytes, memory_use
 from .model import ModelSpec
-from .roofline import BOUND_NAMES, StepTime, as_system, decode_step, mixed_step, prefill
+from .roofline import (
+    BOUND_NAMES,
+    MAX_SIZE,
+    StepTime,
+    as_system,
+    decode_step,
+    mixed_step,
+    prefill,
+)
 
 __all__ = ["MODES", "ServingResult", "serve"]
 
@@ -64,10 +72,23 @@ class ServingResult:
         return d
 
 
+MAX_STEPS_SAMPLED = 4096  # longer generations are integrated from this many sampled contexts
+
+
 def _positive_int(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be a positive integer, got {value!r}", field=name)
+    if value > MAX_SIZE:
+        raise InputError(f"{name} must be at most {MAX_SIZE:.0e}, got {value!r}", field=name)
     return int(value)
+
+
+def _contexts(first: int, count: int) -> np.ndarray:
+    """The contexts first, first+1, ..., first+count−1; for very long generations an even
+    sample of them (the mean over the sample stands for the mean over all)."""
+    if count <= MAX_STEPS_SAMPLED:
+        return first + np.arange(count, dtype=np.float64)
+    return np.linspace(first, first + count - 1, MAX_STEPS_SAMPLED)
 
 
 def _terms(step: StepTime) -> tuple[float, float, float, float]:
@@ -110,7 +131,7 @@ def serve(
     get_dtype(weight_dtype), get_dtype(kv_dtype)  # fail early on unknown types
 
     if mode == "continuous":
-        contexts = I + np.arange(O, dtype=np.float64)
+        contexts = _contexts(I, O)
         step = mixed_step(
             spec,
             system,
@@ -149,7 +170,7 @@ def serve(
         if mode == "decode" or O == 1:
             contexts = np.array([float(I)])
         else:  # static: the O - 1 steps after the prefill's token, contexts I+1 .. I+O-1
-            contexts = I + np.arange(1, O, dtype=np.float64)
+            contexts = _contexts(I + 1, O - 1)
         step = decode_step(
             spec,
             system,
@@ -163,7 +184,7 @@ def serve(
             tpot = float(step.t_step[0])
             latency = ttft + (O - 1) * tpot
         else:
-            decode_total = float(np.sum(step.t_step)) if O > 1 else 0.0
+            decode_total = float(np.mean(step.t_step)) * (O - 1) if O > 1 else 0.0
             tpot = decode_total / (O - 1) if O > 1 else float(step.t_step[0])
             latency = ttft + decode_total
         if mode == "decode":
