@@ -177,6 +177,38 @@ def _combine(
     return np.asarray(t, dtype=np.float64), bound
 
 
+def _step(
+    system: System,
+    mode: str,
+    B: FloatArray,
+    T: FloatArray,
+    t_matmul: FloatArray,
+    t_attn: FloatArray,
+    t_weights: FloatArray,
+    t_kv: FloatArray,
+) -> StepTime:
+    """Broadcast the four terms to one grid, add communication (none yet) and combine."""
+    shape = np.broadcast_shapes(t_matmul.shape, t_attn.shape, t_weights.shape, t_kv.shape)
+    t_matmul, t_attn, t_weights, t_kv = (
+        np.broadcast_to(x, shape) for x in (t_matmul, t_attn, t_weights, t_kv)
+    )
+    t_comm = np.zeros(shape)
+    t_step, bound = _combine(t_matmul, t_attn, t_weights, t_kv, t_comm, mode)
+    return StepTime(
+        t_matmul=t_matmul,
+        t_attn=t_attn,
+        t_weights=t_weights,
+        t_kv=t_kv,
+        t_comm=t_comm,
+        t_step=t_step,
+        bound=bound,
+        batch=np.broadcast_to(B, shape),
+        tokens_per_pass=np.broadcast_to(T, shape).astype(np.float64),
+        overlap=mode,
+        system=system,
+    )
+
+
 def _resolve(
     model: str | ModelSpec,
     hardware: str | Chip | System,
@@ -225,25 +257,7 @@ def decode_step(
     t_attn = B * spec.decode_attention_flops(S) / flops
     t_weights = spec.params_read(B) * w_bytes / bw  # MoE: experts touched by B tokens
     t_kv = B * spec.kv_elements_per_sequence(S) * kv_bytes / bw
-    shape = np.broadcast_shapes(t_matmul.shape, t_attn.shape, t_weights.shape, t_kv.shape)
-    t_matmul, t_attn, t_weights, t_kv = (
-        np.broadcast_to(x, shape) for x in (t_matmul, t_attn, t_weights, t_kv)
-    )
-    t_comm = np.zeros(shape)
-    t_step, bound = _combine(t_matmul, t_attn, t_weights, t_kv, t_comm, mode)
-    return StepTime(
-        t_matmul=t_matmul,
-        t_attn=t_attn,
-        t_weights=t_weights,
-        t_kv=t_kv,
-        t_comm=t_comm,
-        t_step=t_step,
-        bound=bound,
-        batch=np.broadcast_to(B, shape),
-        tokens_per_pass=np.ones(shape),
-        overlap=mode,
-        system=system,
-    )
+    return _step(system, mode, B, np.ones(()), t_matmul, t_attn, t_weights, t_kv)
 
 
 def prefill(
@@ -279,28 +293,10 @@ def prefill(
     t_matmul = 2.0 * spec.params_multiplied * tokens / flops
     t_attn = B * spec.prefill_attention_flops(T, S0) / flops
     t_weights = spec.params_read(tokens) * w_bytes / bw
-    kv_elems = spec.kv_elements_per_sequence(np.maximum(S0, 1.0)) * (S0 > 0)  # read the cache
+    kv_elems = spec.kv_elements_per_sequence(S0)  # read the cache once
     kv_elems = kv_elems + T * spec.kv_elements_per_token  # write every new token
     t_kv = B * kv_elems * kv_bytes / bw
-    shape = np.broadcast_shapes(t_matmul.shape, t_attn.shape, t_weights.shape, t_kv.shape)
-    t_matmul, t_attn, t_weights, t_kv = (
-        np.broadcast_to(x, shape) for x in (t_matmul, t_attn, t_weights, t_kv)
-    )
-    t_comm = np.zeros(shape)
-    t_step, bound = _combine(t_matmul, t_attn, t_weights, t_kv, t_comm, mode)
-    return StepTime(
-        t_matmul=t_matmul,
-        t_attn=t_attn,
-        t_weights=t_weights,
-        t_kv=t_kv,
-        t_comm=t_comm,
-        t_step=t_step,
-        bound=bound,
-        batch=np.broadcast_to(B, shape),
-        tokens_per_pass=np.broadcast_to(T, shape).astype(np.float64),
-        overlap=mode,
-        system=system,
-    )
+    return _step(system, mode, B, T, t_matmul, t_attn, t_weights, t_kv)
 
 
 def mixed_step(
@@ -341,21 +337,7 @@ def mixed_step(
     t_weights = np.asarray(float(spec.params_read(tokens)) * w_bytes / bw)
     kv = B * float(np.mean(spec.kv_elements_per_sequence(S))) + P * T * spec.kv_elements_per_token
     t_kv = np.asarray(kv * kv_bytes / bw)
-    t_comm = np.zeros(())
-    t_step, bound = _combine(t_matmul, t_attn, t_weights, t_kv, t_comm, mode)
-    return StepTime(
-        t_matmul=t_matmul,
-        t_attn=t_attn,
-        t_weights=t_weights,
-        t_kv=t_kv,
-        t_comm=t_comm,
-        t_step=t_step,
-        bound=bound,
-        batch=np.asarray(B),
-        tokens_per_pass=np.ones(()),
-        overlap=mode,
-        system=system,
-    )
+    return _step(system, mode, np.asarray(B), np.ones(()), t_matmul, t_attn, t_weights, t_kv)
 
 
 def latency_floor(
