@@ -171,7 +171,11 @@ def test_predict_scenarios_round_trip_every_mode(tmp_path: Path) -> None:
             if c not in ("fits", "bound"):
                 v = float(row[c])
                 assert math.isfinite(v) and v >= 0, c
-        assert row["fits"] in ("true", "false") and row["bound"] in ("compute", "memory")
+        assert row["fits"] in ("true", "false") and row["bound"] in (
+            "compute",
+            "memory",
+            "communication",
+        )
     # static latency = TTFT + the decode steps, so longer than the TTFT alone
     static = got[1]
     assert float(static["request_latency_s"]) > float(static["ttft_s"])
@@ -366,3 +370,82 @@ def test_every_flag_is_checked(verb: str, flag: str, value: str) -> None:
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("llm-roofline: error:"), r.stderr
     assert "Traceback" not in r.stderr
+
+
+def _predict_text(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
+    src = tmp_path / "in.csv"
+    src.write_bytes(text.encode("utf-8"))
+    return run("predict", "--scenarios", str(src), "--out", str(tmp_path / "out.csv"))
+
+
+HEADER = "model,hardware,chips,weight_dtype,batch,input_len,output_len,mode"
+ROW = "qwen3-8b,l40s,1,bf16,4,512,64,decode"
+
+
+def test_csv_with_bom_crlf_blank_lines_and_quotes(tmp_path: Path) -> None:
+    text = "\ufeff" + HEADER + "\r\n\r\n" + ROW + '\r\n"qwen3-8b", l40s ,1,bf16,4,512,64,static\r\n'
+    r = _predict_text(tmp_path, text)
+    assert r.returncode == 0, r.stderr
+    got = list(csv.DictReader((tmp_path / "out.csv").open()))
+    assert [g["mode"] for g in got] == ["decode", "static"]
+
+
+def test_csv_header_only_and_empty(tmp_path: Path) -> None:
+    r = _predict_text(tmp_path, HEADER + "\n")
+    assert r.returncode == 0 and "wrote 0 rows" in r.stderr
+    r = _predict_text(tmp_path, "")
+    assert r.returncode == 2 and "is empty" in r.stderr
+
+
+def test_csv_duplicate_column(tmp_path: Path) -> None:
+    r = _predict_text(tmp_path, HEADER + ",batch\n" + ROW + ",999\n")
+    assert r.returncode == 2 and "named twice: batch" in r.stderr
+
+
+def test_csv_trailing_comma_header_is_fine(tmp_path: Path) -> None:
+    r = _predict_text(tmp_path, HEADER + ",\n" + ROW + ",\n")
+    assert r.returncode == 0, r.stderr
+
+
+def test_csv_row_with_extra_cells(tmp_path: Path) -> None:
+    r = _predict_text(tmp_path, HEADER + "\n" + ROW + "\n" + ROW + ",oops\n")
+    assert r.returncode == 2 and "line 3, column row: 1 more cell(s)" in r.stderr
+
+
+def test_csv_semicolons(tmp_path: Path) -> None:
+    r = _predict_text(tmp_path, HEADER.replace(",", ";") + "\n")
+    assert r.returncode == 2 and "comma-separated" in r.stderr
+
+
+def test_csv_line_numbers_count_from_a_records_first_line(tmp_path: Path) -> None:
+    # a quoted cell spanning two lines; the bad row after it starts on line 4
+    text = HEADER + '\n"qwen3-8b",l40s,1,bf16,4,512,64,"dec\node"\n' + ROW.replace(",4,", ",-4,")
+    r = _predict_text(tmp_path, text + "\n")
+    assert "line 2, column mode" in r.stderr and "line 4, column batch" in r.stderr
+
+
+def test_sweep_into_a_closed_pipe_is_quiet() -> None:
+    p = subprocess.run(
+        " ".join(
+            [
+                *CLI,
+                "sweep",
+                "--model",
+                "qwen3-8b",
+                "--hardware",
+                "l40s",
+                "--batch",
+                "1..1024",
+                "--context",
+                "1..131072",
+                "--chips",
+                "1,2,4",
+            ]
+        )
+        + " | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "error" not in p.stderr

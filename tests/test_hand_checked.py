@@ -61,8 +61,9 @@ def test_overlap_modes_order_and_values(small_model: lr.ModelSpec) -> None:
 def test_prefill_small(small_model: lr.ModelSpec) -> None:
     chip = make_chip()
     p = lr.prefill(small_model, chip, batch=2, prompt_len=100)
-    # matmul: 2 · 61,841,408 · 200 tokens / 1e15
-    assert p.t_matmul[()] == pytest.approx(2 * 61_841_408 * 200 / 1e15)
+    # matmul: the layers (61,841,408 − LM head 1,024,000 = 60,817,408) for all 200 tokens,
+    # the LM head for the 2 last tokens: 2 · (60,817,408 · 200 + 1,024,000 · 2) / 1e15
+    assert p.t_matmul[()] == pytest.approx(2 * (60_817_408 * 200 + 1_024_000 * 2) / 1e15)
     # causal attention: token j sees j keys; Σ_{j=1..100} j = 5,050 pairs per layer;
     # 4 · H · d_h = 4,096 FLOP per pair; 4 layers; 2 sequences
     assert p.t_attn[()] == pytest.approx(2 * 4 * 4_096 * 5_050 / 1e15)

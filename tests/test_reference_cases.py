@@ -149,10 +149,18 @@ def test_scaling_book_llama3_70b_memory_and_step_on_v5e() -> None:
 
 
 def test_scaling_book_llama3_70b_prefill_at_40_percent_mfu() -> None:
-    # prefill of 8192 tokens on 16 v5e at 40% MFU ≈ 0.91 s: 2 · 70e9 · 8192 / (16 · 1.97e14 · 0.4)
+    # prefill of 8192 tokens on 16 v5e at 40% MFU ≈ 0.91 s: 2 · 70e9 · 8192 / (16 · 1.97e14 · 0.4).
+    # The source multiplies 70e9 parameters for every prompt token. The real config multiplies
+    # 69.50e9 per token (−0.7%: the input embedding is a lookup), and the tool runs the
+    # 1.05e9-parameter LM head (128,256 × 8,192) for the last token only (−1.5%): −2.3% in all.
     v5e = chip_with(flops=1.97e14, bw=8.1e11)
     p = lr.prefill("llama-3-70b", v5e, 16, batch=1, prompt_len=8192, weight_dtype="int8")
-    assert float(p.t_matmul) / 0.4 == pytest.approx(0.91, rel=0.01)
+    assert float(p.t_matmul) / 0.4 == pytest.approx(0.91, rel=0.03)
+    spec = lr.get_model("llama-3-70b")
+    body = spec.params_multiplied - 128_256 * 8_192
+    assert float(p.t_matmul) == pytest.approx(
+        2 * (body * 8192 + 128_256 * 8_192) / (16 * 1.97e14), rel=1e-9
+    )
 
 
 # ---- Transformer Inference Arithmetic (kipply, 2022) --------------------------------------

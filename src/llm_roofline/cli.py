@@ -2,8 +2,9 @@
 
 Verbs: models, hardware, report, predict, sweep, demo. Tables use `rich` when it is installed
 (extra `cli`) and plain aligned text otherwise; `--json` prints what a program reads. Bad input
-exits with code 2 and one line on stderr, never a traceback. Heavy modules (numpy, the engine,
-matplotlib) are imported inside the verbs, so `--help` starts fast.
+exits with code 2 and one line on stderr, never a traceback. matplotlib and rich are imported
+only inside the verbs that draw or print tables, so `--help` pays for Python, numpy and the
+package alone (`benchmarks/startup.py`).
 """
 
 from __future__ import annotations
@@ -533,6 +534,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LlmRooflineError as exc:
         print(f"llm-roofline: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader (e.g. `head`) stopped reading: not an error
+        sys.stderr.close()
+        return 0
     except OSError as exc:  # an output file that cannot be written
         print(f"llm-roofline: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
         return 2

@@ -61,6 +61,7 @@ class Chip:
     price_date: str = ""
     status: str = "shipping"
     vendor: str = ""
+    kind: str = "gpu"  # gpu | tpu (a torus: ESTI's layouts) | accelerator | soc
     sources: Mapping[str, str] = field(default_factory=dict)
     estimated: tuple[str, ...] = ()  # catalog keys whose figure is derived or a placeholder
     notes: str = ""
@@ -101,6 +102,7 @@ class Chip:
             price_date=str(rec.get("price_date", "")),
             status=str(rec.get("status", "shipping")),
             vendor=str(rec.get("vendor", "")),
+            kind=str(rec.get("kind", "gpu")),
             sources=dict(rec.get("sources", {})),
             estimated=tuple(str(k) for k in rec.get("estimated", ())),
             notes=str(rec.get("notes", "")),

@@ -11,6 +11,7 @@ the last position of each sequence in fp32 (4·V bytes). Activations are held in
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,9 +22,10 @@ from .dtypes import get_dtype
 from .errors import InputError
 from .hardware import Chip, System
 from .model import ModelSpec
+from .parallel import Parallelism
 from .roofline import _grid, as_system, positive_array
 
-__all__ = ["MemoryUse", "activation_bytes", "max_batch", "memory_use"]
+__all__ = ["MemoryUse", "activation_bytes", "max_batch", "memory_use", "weights_per_chip"]
 
 FloatArray = NDArray[np.float64]
 ACT_BYTES = 2.0  # activations in bf16
@@ -84,11 +86,14 @@ def memory_use(
     kv_dtype: str = "bf16",
     tokens_per_seq: ArrayLike = 1,
     reserve_fraction: float = 0.0,
+    parallel: Parallelism | None = None,
 ) -> MemoryUse:
     """Memory per chip for `batch` sequences holding `context_len` tokens of KV each.
 
     `reserve_fraction` keeps part of each chip's memory free (engines reserve some for their
-    runtime: vLLM uses 90% of the card by default, i.e. 0.1).
+    runtime: vLLM uses 90% of the card by default, i.e. 0.1). With `parallel`, the fullest
+    chip: weights split over pp · tp (experts over the stage's chips, ceil(E / ep) experts on
+    the fullest), KV over the dp groups, the pp stages' layers and min(tp, KV heads).
     """
     spec = get_model(model)
     system = as_system(hardware, chips)
@@ -96,10 +101,17 @@ def memory_use(
     S = positive_array(context_len, "context_len")
     T = positive_array(tokens_per_seq, "tokens_per_seq")
     _grid(B, S, T, names=("batch", "context_len", "tokens_per_seq"))
-    n = system.n_chips
-    weights = spec.params_stored * get_dtype(weight_dtype).bytes / n
-    kv = B * spec.kv_elements_per_sequence(S) * get_dtype(kv_dtype).bytes / n
-    act = activation_bytes(spec, B, T) / n
+    wb, kvb = get_dtype(weight_dtype).bytes, get_dtype(kv_dtype).bytes
+    if parallel is None:
+        n = system.n_chips
+        weights = spec.params_stored * wb / n
+        kv = B * spec.kv_elements_per_sequence(S) * kvb / n
+        act = activation_bytes(spec, B, T) / n
+    else:
+        par = parallel.check(spec)
+        weights = weights_per_chip(spec, par) * wb
+        kv = B / par.dp * spec.kv_elements_per_sequence(S) / (par.pp * par.kv_shards(spec)) * kvb
+        act = activation_bytes(spec, B / (par.dp * par.pp), T)
     shape = np.broadcast_shapes(np.shape(kv), np.shape(act))
     return MemoryUse(
         weights=np.full(shape, weights),
@@ -107,6 +119,17 @@ def memory_use(
         activations=np.broadcast_to(act, shape),
         capacity=system.chip.memory_bytes * (1.0 - _reserve(reserve_fraction)),
     )
+
+
+def weights_per_chip(spec: ModelSpec, par: Parallelism) -> float:
+    """Parameters on the fullest chip: non-expert weights (and any vision tower) split over
+    pp · tp, and ceil(E / ep) experts of each MoE layer split over (chips / pp) / ep chips."""
+    n = (spec.params_stored - spec.params_routed) / (par.pp * par.tp)
+    for g in spec.groups:
+        if g.ffn.is_moe:
+            local = math.ceil(g.ffn.n_experts / par.ep)
+            n += g.count / par.pp * local * g.ffn.expert_params(spec.d_model) / par.expert_tp
+    return n
 
 
 def max_batch(
@@ -118,17 +141,26 @@ def max_batch(
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     reserve_fraction: float = 0.0,
+    parallel: Parallelism | None = None,
 ) -> NDArray[np.int64]:
     """The largest batch whose weights, KV cache and activations fit at `context_len`.
 
-    0 when the weights alone (plus one sequence) do not fit.
+    0 when the weights alone (plus one sequence) do not fit. With `parallel`, on the fullest
+    chip (sequences spread over the dp groups: the batch is dp times one group's).
     """
     spec = get_model(model)
     system = as_system(hardware, chips)
     S = positive_array(context_len, "context_len")
-    capacity = system.memory_bytes * (1.0 - _reserve(reserve_fraction))
-    free = capacity - spec.params_stored * get_dtype(weight_dtype).bytes
-    per_seq = spec.kv_elements_per_sequence(S) * get_dtype(kv_dtype).bytes
-    per_seq = per_seq + activation_bytes(spec, 1.0, 1.0)
-    b = np.floor(np.maximum(free, 0.0) / per_seq)
+    wb, kvb = get_dtype(weight_dtype).bytes, get_dtype(kv_dtype).bytes
+    reserve = 1.0 - _reserve(reserve_fraction)
+    per_seq = spec.kv_elements_per_sequence(S) * kvb + activation_bytes(spec, 1.0, 1.0)
+    if parallel is None:
+        free = system.memory_bytes * reserve - spec.params_stored * wb
+        b = np.floor(np.maximum(free, 0.0) / per_seq)
+    else:
+        par = parallel.check(spec)
+        free = system.chip.memory_bytes * reserve - weights_per_chip(spec, par) * wb
+        kv_per_seq = spec.kv_elements_per_sequence(S) * kvb / (par.pp * par.kv_shards(spec))
+        per_group_seq = kv_per_seq + activation_bytes(spec, 1.0, 1.0) / par.pp
+        b = par.dp * np.floor(np.maximum(free, 0.0) / per_group_seq)
     return np.asarray(b, dtype=np.int64)

@@ -1,28 +1,72 @@
-"""How a model is split over chips: tensor (TP), pipeline (PP) and expert (EP) parallel degrees.
+"""Splitting a model over chips, and the communication each split costs.
 
-This version checks that a split is possible; the ideal engine then spreads the work evenly over
-the n chips with no communication. Costing the collectives each split needs is issue #4.
+Degrees (per model replica of `chips` chips):
+
+- PP pipeline stages, each of chips/pp chips holding L/pp layers; a sequence's token crosses
+  every stage in turn, so with micro-batches of b = B/pp in flight the time per output token
+  is pp stage times, and throughput is B per that time.
+- TP tensor parallel: attention heads and dense matrices split over tp chips.
+- DP data (attention-data) parallel: dp = (chips/pp)/tp groups, each holding its own sequences
+  (and their KV cache) and a copy of the non-expert weights.
+- EP expert parallel: a stage's routed experts spread over ep chips; each expert's matrices are
+  split over the remaining (chips/pp)/ep chips.
+
+Collectives are costed as latency + bytes / link bandwidth on the link the group crosses: the
+scale-up link (NVLink, ICI, Infinity Fabric) when the group fits in one scale-up domain, the
+scale-out network otherwise.
+
+- all-reduce over n: ring `2(n−1)·α + 2(n−1)/n · M / bw` or tree `2⌈log2 n⌉·α + 2M / bw`; the
+  cheaper is taken (NCCL picks per message size).
+- all-to-all: `α + bytes sent per chip / bw` (one round over a switched or direct network).
+- point-to-point (pipeline hop): `α + bytes / bw`.
+
+TP costs one all-reduce per layer for a parallel attention+FFN block and two for a serial one.
+EP costs an all-to-all dispatch and one combine per MoE layer. PP costs one hop per stage.
+On torus machines (TPU) the tensor split follows ESTI (Pope et al. 2022): 1D weight-stationary
+(a ring all-reduce), 2D weight-stationary (`4·tokens·sqrt(D·F/n)` elements per layer; `8·B·T·D
+/ √n` when F = 4D) or weight-gathered (each layer's weights all-gathered, no activation
+traffic), the cheapest for the pass: weight-stationary for decode, weight-gathered once enough
+tokens share each gathered weight (ESTI §3.2.3).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 from .errors import InputError
+from .hardware import Chip
 from .model import ModelSpec
 
-__all__ = ["Parallelism"]
+__all__ = [
+    "ACT_BYTES",
+    "COMM_OVERLAP",
+    "LAYOUTS",
+    "CommModel",
+    "Parallelism",
+    "allreduce_time",
+    "alltoall_time",
+    "link",
+]
+
+FloatArray = NDArray[np.float64]
+ACT_BYTES = 2.0  # activations travel in 16 bits
+LAYOUTS = ("auto", "1d", "2d", "wg")
+COMM_OVERLAP = ("none", "full")
 
 
 def _degree(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be a positive integer, got {value!r}", field=name)
-    return value
+    return int(value)
 
 
 @dataclass(frozen=True)
 class Parallelism:
-    """Degrees of parallelism over `chips` chips. Data parallel = chips / (tp · pp)."""
+    """Degrees of parallelism over `chips` chips: tp · dp · pp = chips."""
 
     chips: int
     tp: int
@@ -33,31 +77,61 @@ class Parallelism:
     def of(
         cls, chips: int, tp: int | None = None, pp: int | None = None, ep: int | None = None
     ) -> Parallelism:
-        """Defaults: tp = chips (the contract's), pp = 1, ep = 1."""
+        """Defaults: tp = chips / pp (the scenario contract's tp = chips), pp = 1, ep = 1."""
         n = _degree(chips, "chips")
-        return cls(
-            n,
-            _degree(tp if tp is not None else n, "tp"),
-            _degree(pp or 1, "pp"),
-            _degree(ep or 1, "ep"),
-        )
+        p = _degree(pp or 1, "pp")
+        t = _degree(tp if tp is not None else max(n // p, 1), "tp")
+        return cls(n, t, p, _degree(ep or 1, "ep"))
+
+    @property
+    def stage_chips(self) -> int:
+        return self.chips // self.pp
 
     @property
     def dp(self) -> int:
-        return self.chips // (self.tp * self.pp)
+        return self.stage_chips // self.tp
+
+    @property
+    def expert_tp(self) -> int:
+        """Chips that split each expert's matrices: (chips / pp) / ep."""
+        return self.stage_chips // self.ep
 
     def check(self, spec: ModelSpec) -> Parallelism:
         """Raise InputError naming the degree that cannot split this model on these chips."""
         if self.chips % (self.tp * self.pp):
             raise InputError(
-                f"tp × pp = {self.tp * self.pp} does not divide chips = {self.chips}", field="tp"
+                f"tp × pp = {self.tp} × {self.pp} does not divide chips = {self.chips}",
+                field="tp",
             )
-        if self.chips % self.ep:
-            raise InputError(f"ep = {self.ep} does not divide chips = {self.chips}", field="ep")
+        if self.stage_chips % self.ep:
+            raise InputError(
+                f"ep = {self.ep} does not divide the {self.stage_chips} chips of a pipeline "
+                f"stage (chips / pp)",
+                field="ep",
+            )
         H = spec.attention.n_heads
         if H % self.tp:
+            fits = [
+                t
+                for t in range(1, self.stage_chips + 1)
+                if H % t == 0 and self.stage_chips % t == 0
+            ]
             raise InputError(
-                f"tp = {self.tp} does not divide the {H} query heads of {spec.name}", field="tp"
+                f"tp = {self.tp} does not divide the {H} query heads of {spec.name}; "
+                f"tp that divide both the heads and the {self.stage_chips} chips of a stage: "
+                f"{', '.join(map(str, fits))}",
+                field="tp",
+            )
+        K = spec.attention.n_kv_heads if spec.attention.kind != "mla" else 1
+        if spec.attention.kind != "mla" and K > self.tp and K % self.tp:
+            raise InputError(
+                f"tp = {self.tp} does not divide the {K} KV heads of {spec.name}", field="tp"
+            )
+        if spec.attention.kind != "mla" and self.tp > K and self.tp % K:
+            raise InputError(
+                f"tp = {self.tp} is not a multiple of the {K} KV heads of {spec.name} "
+                f"(each KV head is copied to tp / K chips)",
+                field="tp",
             )
         if self.pp > spec.n_layers:
             raise InputError(
@@ -70,6 +144,149 @@ class Parallelism:
             raise InputError(
                 f"ep = {self.ep} exceeds the {experts} experts of {spec.name}", field="ep"
             )
-        # ep need not divide the experts: engines place ceil(E / ep) per chip, or add
-        # redundant copies (DeepSeek's 256 experts on 72 GPUs); issue #4 costs the imbalance.
+        # ep need not divide the experts: engines place ceil(E / ep) per chip (memory counts
+        # the fullest chip) or add redundant copies (DeepSeek's 256 experts on 72 GPUs).
         return self
+
+    def kv_shards(self, spec: ModelSpec) -> int:
+        """Chips of a TP group that split one sequence's KV cache: min(tp, K); 1 for MLA
+        (one shared latent per token, copied to every TP rank)."""
+        if spec.attention.kind == "mla":
+            return 1
+        return min(self.tp, spec.attention.n_kv_heads)
+
+
+@dataclass(frozen=True)
+class CommModel:
+    """How collectives are costed (the `ideal` engine's defaults are lower bounds).
+
+    `scale_up_latency_s` / `scale_out_latency_s`: α, the fixed time of one step of a
+    collective on each kind of link (1 µs over NVLink/ICI and 5 µs over the network are at the
+    low end of what NCCL and published all-reduce timings show for small messages).
+    `allreduce_latency_s` replaces the latency part of every all-reduce when a source gives one
+    (Epoch AI's `2 µs·(√n − 1) + 6 µs`). `allreduces_per_layer` replaces the 1 (parallel
+    block) / 2 (serial block) count. `overlap`: "none" puts communication on the critical path
+    (each layer's all-reduce feeds the next layer); "full" hides it under compute and memory
+    traffic (two micro-batches in flight, as DeepSeek's serving does). `layout` chooses the
+    ESTI layout on torus machines.
+    """
+
+    scale_up_latency_s: float = 1e-6
+    scale_out_latency_s: float = 5e-6
+    allreduce_latency_s: float | None = None
+    allreduces_per_layer: int | None = None
+    overlap: str = "none"
+    layout: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.overlap not in COMM_OVERLAP:
+            raise InputError(
+                f"comm overlap must be one of {', '.join(COMM_OVERLAP)}, got {self.overlap!r}",
+                field="comm_overlap",
+            )
+        if self.layout not in LAYOUTS:
+            raise InputError(
+                f"layout must be one of {', '.join(LAYOUTS)}, got {self.layout!r}",
+                field="layout",
+            )
+
+
+def link(chip: Chip, group: int, comm: CommModel) -> tuple[float, float]:
+    """(bandwidth bytes/s per chip per direction, latency α) of the link a group of `group`
+    chips crosses: scale-up inside one domain, scale-out beyond it."""
+    if group <= chip.scale_up_domain and chip.scale_up_bw > 0:
+        return chip.scale_up_bw, comm.scale_up_latency_s
+    if chip.scale_out_bw > 0:
+        return chip.scale_out_bw, comm.scale_out_latency_s
+    raise InputError(
+        f"a group of {group} chips leaves the {chip.scale_up_domain}-chip scale-up domain of "
+        f"{chip.id}, and the catalog has no scale-out bandwidth for it",
+        field="chips",
+    )
+
+
+def allreduce_time(
+    n: int, msg_bytes: FloatArray | float, bw: float, alpha: float, latency: float | None = None
+) -> FloatArray:
+    """All-reduce of `msg_bytes` over n chips: the cheaper of ring and tree."""
+    m = np.asarray(msg_bytes, dtype=np.float64)
+    if n <= 1:
+        return np.zeros_like(m)
+    ring_lat = 2 * (n - 1) * alpha if latency is None else latency
+    tree_lat = 2 * math.ceil(math.log2(n)) * alpha if latency is None else latency
+    ring = ring_lat + 2 * (n - 1) / n * m / bw
+    tree = tree_lat + 2 * m / bw
+    return np.asarray(np.minimum(ring, tree), dtype=np.float64)
+
+
+def alltoall_time(n: int, sent_bytes: FloatArray | float, bw: float, alpha: float) -> FloatArray:
+    """All-to-all over n chips where each chip sends `sent_bytes` to the others."""
+    s = np.asarray(sent_bytes, dtype=np.float64)
+    if n <= 1:
+        return np.zeros_like(s)
+    return np.asarray(alpha + s / bw, dtype=np.float64)
+
+
+def _torus_layer_comm(
+    layout: str,
+    tokens: FloatArray,
+    D: int,
+    F: int,
+    n: int,
+    layer_weight_bytes: float,
+    bw: float,
+    alpha: float,
+) -> FloatArray:
+    """ESTI's per-layer communication on a torus of n chips (activations in 16 bits)."""
+    lat = 2 * math.ceil(math.log2(n)) * alpha if n > 1 else 0.0
+    one_d = lat + 2 * (n - 1) / n * tokens * D * ACT_BYTES / bw
+    two_d = lat + 4 * tokens * math.sqrt(D * F / n) * ACT_BYTES / bw
+    gathered = np.full_like(tokens, lat + (n - 1) / n * layer_weight_bytes / bw)
+    options = {"1d": one_d, "2d": two_d, "wg": gathered}
+    if layout == "auto":
+        return np.asarray(np.minimum(np.minimum(one_d, two_d), gathered), dtype=np.float64)
+    return np.asarray(options[layout], dtype=np.float64)
+
+
+def comm_time(
+    spec: ModelSpec,
+    chip: Chip,
+    par: Parallelism,
+    tokens: FloatArray,
+    comm: CommModel,
+    weight_bytes: float,
+) -> FloatArray:
+    """Communication of one pipeline stage's pass over `tokens` tokens (all of the stage's
+    sequences), on the critical path: TP (or a torus layout), EP and the pipeline hop."""
+    t = np.asarray(tokens, dtype=np.float64)
+    total = np.zeros_like(t)
+    D = spec.d_model
+    layers = spec.n_layers / par.pp
+    if par.tp > 1:
+        bw, alpha = link(chip, par.tp, comm)
+        per_group = t / par.dp  # a TP group's share of the stage's tokens
+        if chip.kind == "tpu":
+            widest = max(g.ffn.d_ff for g in spec.groups)
+            layer_w = (spec.params_text - spec.params_routed) / spec.n_layers * weight_bytes
+            per_layer = _torus_layer_comm(
+                comm.layout, per_group, D, widest, par.tp, layer_w, bw, alpha
+            )
+            total = total + layers * per_layer
+        else:
+            n_ar = comm.allreduces_per_layer or (1 if spec.parallel_block else 2)
+            ar = allreduce_time(
+                par.tp, per_group * D * ACT_BYTES, bw, alpha, comm.allreduce_latency_s
+            )
+            total = total + layers * n_ar * ar
+    if par.ep > 1:
+        bw, alpha = link(chip, par.stage_chips, comm)
+        for g in spec.groups:
+            if g.ffn.is_moe:
+                # each chip sends its tokens' hidden states to the k experts' owners, a
+                # fraction (ep − 1)/ep of them elsewhere; dispatch and combine
+                sent = t / par.stage_chips * g.ffn.top_k * D * ACT_BYTES * (par.ep - 1) / par.ep
+                total = total + g.count / par.pp * 2 * alltoall_time(par.ep, sent, bw, alpha)
+    if par.pp > 1:
+        bw, alpha = link(chip, par.chips, comm)  # a hop leaves the stage
+        total = total + alpha + t / par.stage_chips * D * ACT_BYTES / bw
+    return total

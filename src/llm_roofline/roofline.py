@@ -31,7 +31,8 @@ from .catalog import get_hardware, get_model
 from .dtypes import get_dtype
 from .errors import InputError
 from .hardware import Chip, System
-from .model import ModelSpec
+from .model import ModelSpec, experts_touched
+from .parallel import CommModel, Parallelism, comm_time
 
 __all__ = [
     "BOUND_NAMES",
@@ -156,6 +157,7 @@ def _combine(
     t_kv: FloatArray,
     t_comm: FloatArray,
     overlap: str,
+    comm_overlap: str = "none",
 ) -> tuple[FloatArray, NDArray[np.int8]]:
     t_compute = t_matmul + t_attn
     t_memory = t_weights + t_kv
@@ -165,7 +167,7 @@ def _combine(
         t = np.maximum(t_matmul, t_weights) + np.maximum(t_attn, t_kv)
     else:
         t = t_compute + t_memory
-    t = t + t_comm
+    t = np.maximum(t, t_comm) if comm_overlap == "full" else t + t_comm
     if not np.all(np.isfinite(t)):
         raise InputError(
             "the inputs are too large: a step time overflows (batch or context beyond any "
@@ -209,6 +211,96 @@ def _step(
     )
 
 
+def _sharded(
+    spec: ModelSpec,
+    system: System,
+    par: Parallelism,
+    comm: CommModel,
+    mode: str,
+    w_bytes: float,
+    kv_bytes: float,
+    flops_total: float,
+    *,
+    decode_seqs: ArrayLike = 0.0,
+    decode_context: ArrayLike = 1.0,
+    prefill_seqs: ArrayLike = 0.0,
+    prefill_len: ArrayLike = 1.0,
+    cached_len: ArrayLike = 0.0,
+    pipeline_fill: bool = True,
+) -> StepTime:
+    """The terms of the busiest chip of one pipeline stage, times pp.
+
+    One stage pass carries `decode_seqs` sequences decoding one token each at `decode_context`
+    and `prefill_seqs` prompts of `prefill_len` tokens after `cached_len` cached. The stage's
+    chips share the work: dense matmuls and heads over tp (each dp group its own sequences),
+    experts over all the stage's chips, KV over dp groups and min(tp, K) heads.
+    """
+    if par.chips != system.n_chips:
+        raise InputError(
+            f"the parallel split is for {par.chips} chips, the system has {system.n_chips}",
+            field="chips",
+        )
+    chip = system.chip
+    flops = flops_total / system.n_chips  # one chip
+    bw = chip.memory_bw
+    pp, tp, dp, cs = par.pp, par.tp, par.dp, par.stage_chips
+    D = spec.d_model
+    nd = np.asarray(decode_seqs, dtype=np.float64)
+    S = np.asarray(decode_context, dtype=np.float64)
+    npf = np.asarray(prefill_seqs, dtype=np.float64)
+    T = np.asarray(prefill_len, dtype=np.float64)
+    S0 = np.asarray(cached_len, dtype=np.float64)
+    tokens = nd + npf * T
+    seqs = nd + npf
+    moe = [g for g in spec.groups if g.ffn.is_moe]
+    routed_mult = sum(g.count * g.ffn.top_k * g.ffn.expert_params(D) for g in moe)
+    dense_mult = spec.params_multiplied - routed_mult
+    # compute: dense matmuls split over tp for a dp group's tokens; experts over the stage
+    # (the LM head runs for one token per sequence: prefill needs only the last one's logits)
+    body = dense_mult - spec.lm_head_params
+    f = 2.0 * (body * tokens + spec.lm_head_params * seqs) / (pp * tp * dp)
+    f = f + 2.0 * routed_mult / pp * tokens / cs
+    t_matmul = f / flops
+    attn = nd * spec.decode_attention_flops(S)
+    attn = attn + npf * spec.prefill_attention_flops(T, S0)
+    t_attn = attn / dp / (pp * tp) / flops
+    # weights read: non-expert weights split over pp·tp; each chip's share of touched experts
+    dense_read: FloatArray = np.full_like(tokens, float(spec.params_text - spec.params_routed))
+    if not spec.tie_embeddings:
+        dense_read = dense_read - spec.embedding_params + np.minimum(tokens, spec.vocab_size) * D
+    read: FloatArray = dense_read / (pp * tp)
+    for g in moe:
+        touched = experts_touched(g.ffn.n_experts, g.ffn.top_k, tokens)
+        read = read + g.count / pp * touched / par.ep * g.ffn.expert_params(D) / par.expert_tp
+    t_weights = np.asarray(read * w_bytes / bw, dtype=np.float64)
+    # KV: decode reads each cache; prefill reads its cached part and writes its new tokens
+    kv = nd * spec.kv_elements_per_sequence(S)
+    kv = kv + npf * (spec.kv_elements_per_sequence(S0) + T * spec.kv_elements_per_token)
+    t_kv = kv / dp / (pp * par.kv_shards(spec)) * kv_bytes / bw
+    t_comm = comm_time(spec, chip, par, tokens, comm, w_bytes)
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (t_matmul, t_attn, t_weights, t_kv, t_comm)))
+    terms = [
+        np.broadcast_to(np.asarray(x, dtype=np.float64) * pp, shape)
+        for x in (t_matmul, t_attn, t_weights, t_kv, t_comm)
+    ]
+    t_step, bound = _combine(
+        terms[0], terms[1], terms[2], terms[3], terms[4], mode, comm_overlap=comm.overlap
+    )
+    return StepTime(
+        t_matmul=terms[0],
+        t_attn=terms[1],
+        t_weights=terms[2],
+        t_kv=terms[3],
+        t_comm=terms[4],
+        t_step=t_step,
+        bound=bound,
+        batch=np.broadcast_to(seqs * (pp if pipeline_fill else 1), shape),
+        tokens_per_pass=np.broadcast_to(tokens / np.maximum(seqs, 1e-300), shape),
+        overlap=mode,
+        system=system,
+    )
+
+
 def _resolve(
     model: str | ModelSpec,
     hardware: str | Chip | System,
@@ -237,8 +329,15 @@ def decode_step(
     kv_dtype: str = "bf16",
     compute_dtype: str | None = None,
     overlap: str = "full",
+    parallel: Parallelism | None = None,
+    comm: CommModel | None = None,
 ) -> StepTime:
     """One decode step: `batch` sequences each holding `context_len` tokens of KV cache.
+
+    Without `parallel` the model spreads evenly over the chips with no communication (the
+    bound any split must respect). With it, each term is that of the busiest chip of a
+    pipeline stage, communication is costed (`parallel.py`), and with pp stages the step is
+    pp stage times for micro-batches of batch / pp.
 
     >>> s = decode_step("llama-3.1-8b", "h100-sxm", batch=[1, 64], context_len=4096)
     >>> s.t_step.shape
@@ -251,6 +350,19 @@ def decode_step(
     S = positive_array(context_len, "context_len")
     _grid(B, S, names=("batch", "context_len"))
     mode = _overlap(overlap)
+    if parallel is not None:
+        return _sharded(
+            spec,
+            system,
+            parallel.check(spec),
+            comm or CommModel(),
+            mode,
+            w_bytes,
+            kv_bytes,
+            flops,
+            decode_seqs=B / parallel.pp,
+            decode_context=S,
+        )
     bw = system.memory_bw
 
     t_matmul = 2.0 * spec.params_multiplied * B / flops  # 2 FLOP per multiply-add
@@ -272,10 +384,15 @@ def prefill(
     kv_dtype: str = "bf16",
     compute_dtype: str | None = None,
     overlap: str = "full",
+    parallel: Parallelism | None = None,
+    comm: CommModel | None = None,
 ) -> StepTime:
     """One prefill pass: `batch` sequences of `prompt_len` new tokens after `cached_len` cached.
 
-    Compute: 2·N_multiplied per token plus causal attention (token j sees min(j, W) keys).
+    With `parallel`, the batch crosses the pp stages one after the other (pp stage times).
+
+    Compute: 2·N_multiplied per token (the LM head only for each sequence's last token, the one
+    whose logits are sampled) plus causal attention (token j sees the keys its span allows).
     Memory: weights once (MoE: experts touched by all B·T tokens), the cached KV read once,
     and the new tokens' KV written once.
     """
@@ -287,10 +404,27 @@ def prefill(
     S0 = _nonneg_array(cached_len, "cached_len")
     _grid(B, T, S0, names=("batch", "prompt_len", "cached_len"))
     mode = _overlap(overlap)
+    if parallel is not None:
+        return _sharded(
+            spec,
+            system,
+            parallel.check(spec),
+            comm or CommModel(),
+            mode,
+            w_bytes,
+            kv_bytes,
+            flops,
+            prefill_seqs=B,
+            prefill_len=T,
+            cached_len=S0,
+            pipeline_fill=False,
+        )
     bw = system.memory_bw
 
     tokens = B * T
-    t_matmul = 2.0 * spec.params_multiplied * tokens / flops
+    # every token passes the layers; only each sequence's last token needs the LM head
+    body = spec.params_multiplied - spec.lm_head_params
+    t_matmul = 2.0 * (body * tokens + spec.lm_head_params * B) / flops
     t_attn = B * spec.prefill_attention_flops(T, S0) / flops
     t_weights = spec.params_read(tokens) * w_bytes / bw
     kv_elems = spec.kv_elements_per_sequence(S0)  # read the cache once
@@ -312,6 +446,8 @@ def mixed_step(
     kv_dtype: str = "bf16",
     compute_dtype: str | None = None,
     overlap: str = "full",
+    parallel: Parallelism | None = None,
+    comm: CommModel | None = None,
 ) -> StepTime:
     """One pass that decodes a token for each of `decode_batch` sequences and prefills
     `prefill_seqs` prompts of `prefill_len` tokens (chunked prefill riding on a decode step).
@@ -328,9 +464,53 @@ def mixed_step(
     P = float(_nonneg_array(prefill_seqs, "prefill_seqs"))
     T = float(positive_array(prefill_len, "prefill_len"))
     mode = _overlap(overlap)
+    if parallel is not None:
+        # the decode sequences' KV is averaged over their contexts, so is their attention
+        pp = parallel.pp
+        step = _sharded(
+            spec,
+            system,
+            parallel.check(spec),
+            comm or CommModel(),
+            mode,
+            w_bytes,
+            kv_bytes,
+            flops,
+            decode_seqs=B / pp,
+            decode_context=S,
+            prefill_seqs=P / pp,
+            prefill_len=T,
+        )
+        mean = {
+            k: np.asarray(np.mean(getattr(step, k)))
+            for k in ("t_matmul", "t_attn", "t_weights", "t_kv", "t_comm")
+        }
+        t_step, bound = _combine(
+            mean["t_matmul"],
+            mean["t_attn"],
+            mean["t_weights"],
+            mean["t_kv"],
+            mean["t_comm"],
+            mode,
+            comm_overlap=(comm or CommModel()).overlap,
+        )
+        return StepTime(
+            t_matmul=mean["t_matmul"],
+            t_attn=mean["t_attn"],
+            t_weights=mean["t_weights"],
+            t_kv=mean["t_kv"],
+            t_comm=mean["t_comm"],
+            t_step=t_step,
+            bound=bound,
+            batch=np.asarray(B),
+            tokens_per_pass=np.ones(()),
+            overlap=mode,
+            system=system,
+        )
     bw = system.memory_bw
     tokens = B + P * T
-    t_matmul = np.asarray(2.0 * spec.params_multiplied * tokens / flops)
+    body = spec.params_multiplied - spec.lm_head_params
+    t_matmul = np.asarray(2.0 * (body * tokens + spec.lm_head_params * (B + P)) / flops)
     attn = B * float(np.mean(spec.decode_attention_flops(S)))
     attn += P * float(spec.prefill_attention_flops(T, 0.0))
     t_attn = np.asarray(attn / flops)

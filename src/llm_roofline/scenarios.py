@@ -76,6 +76,7 @@ OUTPUT_COLUMNS = (
 )
 ENGINES = ("ideal",)
 _INT_COLUMNS = ("chips", "tp", "pp", "ep", "batch", "input_len", "output_len")
+_EXTRA = "__extra_cells__"
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,10 @@ def _int_cell(text: str, column: str) -> int:
 
 def _normalise(raw: Mapping[str, Any], line: int) -> tuple[dict[str, Any], RowError | None]:
     """Fill defaults and parse numbers; the first problem found is returned as a RowError."""
+    if raw.get(_EXTRA):
+        return {c: str(raw.get(c) or "").strip() for c in INPUT_COLUMNS}, RowError(
+            line, "row", f"{raw[_EXTRA]} more cell(s) than the header has columns"
+        )
     row: dict[str, Any] = {
         c: "" if raw.get(c) is None else str(raw.get(c)).strip() for c in INPUT_COLUMNS
     }
@@ -178,10 +183,11 @@ def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
             mode=inputs["mode"],
             weight_dtype=inputs["weight_dtype"],
             kv_dtype=inputs["kv_dtype"],
+            parallel=par,
         )
     except LlmRooflineError as exc:
         named = getattr(exc, "field", None)
-        if column in ("tp", "row") and named in INPUT_COLUMNS:
+        if column in ("tp", "row") and named in (*INPUT_COLUMNS, "input_len"):
             column = str(named)
         result.error = RowError(line, column, str(exc))
         return result
@@ -192,7 +198,12 @@ def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
 
 
 def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
-    """Rows of a scenario CSV with their line numbers; a missing required column is an error."""
+    """Rows of a scenario CSV with the line each starts on.
+
+    The header must name every required column once and nothing else (empty names from a
+    trailing comma are ignored). A row with more cells than the header keeps its line number
+    and is reported as an error by `predict_one`.
+    """
     from .errors import InputError
 
     p = Path(path)
@@ -202,24 +213,41 @@ def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
         raise InputError(f"no such file: {p}", field="scenarios") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {p}: {exc}", field="scenarios") from None
-    reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in (reader.fieldnames or [])]
-    reader.fieldnames = header
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
+    if not text.strip():
         raise InputError(
-            f"{p}: missing column(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}",
+            f"{p} is empty: expected a header line with the columns {', '.join(REQUIRED)}",
+            field="scenarios",
+        )
+    reader = csv.reader(io.StringIO(text))
+    header = [h.strip() for h in next(reader)]
+    named = [h for h in header if h]
+    dupes = sorted({h for h in named if named.count(h) > 1})
+    if dupes:
+        raise InputError(f"{p}: column(s) named twice: {', '.join(dupes)}", field=dupes[0])
+    missing = [c for c in REQUIRED if c not in named]
+    if missing:
+        hint = " (is the file comma-separated?)" if len(named) == 1 else ""
+        raise InputError(
+            f"{p}: missing column(s) {', '.join(missing)}; required: {', '.join(REQUIRED)}{hint}",
             field=missing[0],
         )
-    unknown = [c for c in header if c not in INPUT_COLUMNS]
+    unknown = [c for c in named if c not in INPUT_COLUMNS]
     if unknown:
         raise InputError(
             f"{p}: unknown column(s) {', '.join(unknown)}; allowed: {', '.join(INPUT_COLUMNS)}",
             field=unknown[0],
         )
     rows = []
-    for raw in reader:
-        rows.append((reader.line_num, {k: v for k, v in raw.items() if k is not None}))
+    start = reader.line_num + 1
+    for cells in reader:
+        line, start = start, reader.line_num + 1
+        if not any(c.strip() for c in cells):
+            continue  # blank line
+        row = {h: c for h, c in zip(header, cells, strict=False) if h}
+        extra = [c for c in cells[len(header) :] if c.strip()]
+        if extra:
+            row[_EXTRA] = str(len(extra))
+        rows.append((line, row))
     return rows
 
 

@@ -22,6 +22,7 @@ a lower bound (no scheduling overhead, no queueing).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -30,8 +31,9 @@ from .cost import usd_per_token
 from .dtypes import get_dtype
 from .errors import InputError
 from .hardware import Chip, System
-from .memory import activation_bytes, memory_use
+from .memory import memory_use
 from .model import ModelSpec
+from .parallel import CommModel, Parallelism
 from .roofline import (
     BOUND_NAMES,
     MAX_SIZE,
@@ -119,8 +121,14 @@ def serve(
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     overlap: str = "full",
+    parallel: Parallelism | None = None,
+    comm: CommModel | None = None,
 ) -> ServingResult:
-    """Predict one scenario of the contract (`mode` decode, static or continuous)."""
+    """Predict one scenario of the contract (`mode` decode, static or continuous).
+
+    `parallel` (tp, pp, ep over the chips) adds the communication of that split and its
+    memory per chip; without it the model spreads evenly with no communication.
+    """
     spec = get_model(model)
     system = as_system(hardware, chips)
     B = _positive_int(batch, "batch")
@@ -128,7 +136,20 @@ def serve(
     O = _positive_int(output_len, "output_len")
     if mode not in MODES:
         raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    if I + O > MAX_SIZE:
+        raise InputError(
+            f"input_len + output_len must be at most {MAX_SIZE:.0e}, got {I + O:,}",
+            field="output_len",
+        )
     get_dtype(weight_dtype), get_dtype(kv_dtype)  # fail early on unknown types
+    kw: dict[str, Any] = {
+        "weight_dtype": weight_dtype,
+        "kv_dtype": kv_dtype,
+        "overlap": overlap,
+        "parallel": parallel,
+        "comm": comm,
+    }
+    priced = system.chip.price_usd_per_s > 0
 
     if mode == "continuous":
         contexts = _contexts(I, O)
@@ -139,62 +160,57 @@ def serve(
             decode_contexts=contexts,
             prefill_seqs=B / O,
             prefill_len=I,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            overlap=overlap,
+            **kw,
         )
         t = float(step.t_step[()])
         tpot = t
-        ttft = max(1.0, O / B) * t
+        # the first token: the lower bound is one step that carries the whole prompt
+        first = mixed_step(
+            spec,
+            system,
+            decode_batch=B,
+            decode_contexts=contexts,
+            prefill_seqs=1.0,
+            prefill_len=I,
+            **kw,
+        )
+        ttft = float(first.t_step[()])
         latency = ttft + (O - 1) * t
         tokens_per_s = B / t
-        usd_token = float(usd_per_token(step)[()]) if system.chip.price_usd_per_s > 0 else None
+        usd_token = float(usd_per_token(step)[()]) if priced else None
         terms = _terms(step)
-        # in flight: B sequences spread over contexts I .. I+O-1; one step's tokens of activations
-        n = system.n_chips
-        kv = B * float(np.mean(spec.kv_elements_per_sequence(contexts))) * get_dtype(kv_dtype).bytes
-        act = float(activation_bytes(spec, B + B * I / O))
-        memory = (spec.params_stored * get_dtype(weight_dtype).bytes + kv + act) / n
-        fits = memory <= system.chip.memory_bytes
-    else:
-        pre = prefill(
+        # in flight: B sequences spread over contexts I .. I+O-1 (their mean KV)
+        mem = memory_use(
             spec,
             system,
             batch=B,
-            prompt_len=I,
+            context_len=contexts,
+            tokens_per_seq=1,
             weight_dtype=weight_dtype,
             kv_dtype=kv_dtype,
-            overlap=overlap,
+            parallel=parallel,
         )
+        memory = float(np.mean(mem.total))
+        fits = memory <= mem.capacity
+    else:
+        pre = prefill(spec, system, batch=B, prompt_len=I, **kw)
         ttft = float(pre.t_step[()])
         if mode == "decode" or O == 1:
             contexts = np.array([float(I)])
         else:  # static: the O - 1 steps after the prefill's token, contexts I+1 .. I+O-1
             contexts = _contexts(I + 1, O - 1)
-        step = decode_step(
-            spec,
-            system,
-            batch=B,
-            context_len=contexts,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            overlap=overlap,
-        )
+        step = decode_step(spec, system, batch=B, context_len=contexts, **kw)
         if mode == "decode":
             tpot = float(step.t_step[0])
             latency = ttft + (O - 1) * tpot
+            tokens_per_s = B / tpot
+            usd_token = system.price_usd_per_s * tpot / B if priced else None
         else:
             decode_total = float(np.mean(step.t_step)) * (O - 1) if O > 1 else 0.0
             tpot = decode_total / (O - 1) if O > 1 else float(step.t_step[0])
             latency = ttft + decode_total
-        if mode == "decode":
-            tokens_per_s = B / tpot
-            usd_token = system.price_usd_per_s * tpot / B
-        else:
             tokens_per_s = B * O / latency
-            usd_token = system.price_usd_per_s * latency / (B * O)
-        if not system.chip.price_usd_per_s > 0:
-            usd_token = None
+            usd_token = system.price_usd_per_s * latency / (B * O) if priced else None
         terms = _terms(step)
         peak = I if mode == "decode" else I + O
         mem = memory_use(
@@ -205,6 +221,7 @@ def serve(
             tokens_per_seq=I,
             weight_dtype=weight_dtype,
             kv_dtype=kv_dtype,
+            parallel=parallel,
         )
         memory = float(mem.total.flat[0])
         fits = bool(mem.fits.flat[0])
