@@ -16,8 +16,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=60)
 
 
-def test_demo_runs() -> None:
-    r = run("demo")
+def test_demo_runs(tmp_path: Path) -> None:
+    r = run("demo", "--out", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     assert "DeepSeek-V3 on 72 × gb200" in r.stdout
     assert "latency floor" in r.stdout and "balance batch B*" in r.stdout

@@ -449,3 +449,19 @@ def test_sweep_into_a_closed_pipe_is_quiet() -> None:
         timeout=120,
     )
     assert "error" not in p.stderr
+
+
+def test_context_figure_marks_where_the_step_turns_memory_bound() -> None:
+    import numpy as np
+
+    import llm_roofline as lr
+    from llm_roofline.plots import PlotSpec, context_crossover
+
+    p = PlotSpec(lr.get_model("llama-3.1-8b"), lr.System(lr.get_hardware("rtx-4090"), 1))
+    S = np.geomspace(64, 131072, 400)
+    cross = context_crossover(p, 351, S)
+    assert cross is not None
+    before = lr.decode_step(p.model, p.system, batch=351, context_len=cross * 0.97)
+    after = lr.decode_step(p.model, p.system, batch=351, context_len=cross)
+    assert list(np.atleast_1d(before.bound_names)) == ["compute"]
+    assert list(np.atleast_1d(after.bound_names)) == ["memory"]

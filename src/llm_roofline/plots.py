@@ -23,7 +23,7 @@ from .catalog import get_model
 from .cost import cost_terms, pareto_frontier, usd_per_token
 from .errors import InputError
 from .hardware import Chip, System
-from .memory import max_batch
+from .memory import max_batch, memory_use
 from .model import ModelSpec
 from .roofline import (
     as_system,
@@ -155,6 +155,14 @@ def fig_step_vs_batch(p: PlotSpec) -> Figure:
     return fig
 
 
+def context_crossover(p: PlotSpec, batch: int, contexts: np.ndarray) -> float | None:
+    """The first context of `contexts` at which the step at `batch` turns memory-bound after
+    being compute-bound (None when it never does on the grid)."""
+    s = decode_step(p.model, p.system, batch=batch, context_len=contexts, **p.kw())
+    flips = np.nonzero((s.bound[:-1] == 0) & (s.bound[1:] != 0))[0]
+    return float(contexts[flips[0] + 1]) if flips.size else None
+
+
 def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     _use_agg()
     import matplotlib.pyplot as plt
@@ -162,28 +170,54 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     # default: twice B*, so that short contexts are compute-bound and long ones memory-bound
     b = batch or max(1, round(2 * balance_batch(p.model, p.system, weight_dtype=p.weight_dtype)))
     top = max(p.model.max_context or 0, 131072)
-    S = np.geomspace(64, top, 300)
+    S = np.geomspace(64, top, 400)
     s = decode_step(p.model, p.system, batch=b, context_len=S, **p.kw())
+    fits = memory_use(
+        p.model, p.system, batch=b, context_len=S, weight_dtype=p.weight_dtype, kv_dtype=p.kv_dtype
+    ).fits
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(S, s.t_compute * MS, label="compute", color="tab:blue")
     ax.plot(S, s.t_weights * MS, label="weight fetch", color="tab:orange", ls="--")
     ax.plot(S, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
     ax.plot(S, s.t_memory * MS, label="memory", color="tab:red")
     ax.plot(S, s.t_step * MS, label="step time", color="black", lw=3.5, alpha=0.6)
+    lo = float(np.min(np.minimum(s.t_weights, s.t_compute)) * MS) * 0.5
+    hi = float(np.max(s.t_step * MS)) * 2.0
     compute_bound = s.bound == 0
-    ymax = float(np.max(s.t_step * MS)) * 1.5
     ax.fill_between(
-        S, 0, ymax, where=compute_bound, color="tab:blue", alpha=0.07, lw=0, label="compute-bound"
+        S, lo, hi, where=compute_bound, color="tab:blue", alpha=0.07, lw=0, label="compute-bound"
     )
     ax.fill_between(
-        S, 0, ymax, where=~compute_bound, color="tab:red", alpha=0.05, lw=0, label="memory-bound"
+        S, lo, hi, where=~compute_bound, color="tab:red", alpha=0.05, lw=0, label="memory-bound"
     )
+    if not np.all(fits):
+        ax.fill_between(
+            S,
+            lo,
+            hi,
+            where=~fits,
+            color="grey",
+            alpha=0.18,
+            lw=0,
+            label=f"batch {b:,} does not fit in memory",
+        )
+    cross = context_crossover(p, b, S)
+    if cross is not None:
+        ax.axvline(cross, color="purple", lw=1.2)
+        ax.annotate(
+            f" compute- to memory-bound\n at S ≈ {cross:,.0f}",
+            (cross, hi * 0.6),
+            fontsize=9,
+            color="purple",
+            ha="left",
+            va="top",
+        )
     s_bal = balanced_context(p.model, p.system, kv_dtype=p.kv_dtype, weight_dtype=p.weight_dtype)
     ax.axvline(s_bal, color="purple", ls=":", lw=1)
     ax.annotate(
-        f"KV slope = compute slope\nat S = {s_bal:,.0f}",
-        (s_bal, ymax * 0.9),
-        fontsize=9,
+        f" balanced context {s_bal:,.0f}: one sequence's\n KV fetch = its matmuls",
+        (s_bal, hi * 0.15),
+        fontsize=8,
         color="purple",
         ha="left",
         va="top",
@@ -191,19 +225,20 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     if p.model.max_context:
         ax.axvline(p.model.max_context, color="grey", ls="--", lw=0.8)
         ax.annotate(
-            "trained max context",
-            (p.model.max_context, ymax * 0.6),
+            "trained max context ",
+            (p.model.max_context, hi * 0.9),
             fontsize=8,
             color="grey",
-            rotation=90,
             ha="right",
+            va="top",
         )
     ax.set_xscale("log")
-    ax.set_ylim(0, ymax)
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
     ax.set_xlabel("context length S (tokens in each sequence's KV cache)")
     ax.set_ylabel("time per decode step (ms)")
-    ax.set_title(f"Step time vs context at batch {b:,}\n{p.title}", fontsize=10)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title(f"Step time vs context at batch {b:,} (2 × B*)\n{p.title}", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
     ax.grid(alpha=0.3, which="both")
     return fig
 
@@ -226,7 +261,11 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
     c = cost_terms(s)
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(
-        B, c["weights"] * PER_M, label="weight fetch / B (hyperbola)", color="tab:orange", ls="--"
+        B,
+        c["weights"] * PER_M,
+        label="weight fetch / B" + ("" if p.model.is_moe else " (a hyperbola)"),
+        color="tab:orange",
+        ls="--",
     )
     ax.plot(B, c["compute"] * PER_M, label="compute / B (floor)", color="tab:blue", ls="--")
     ax.plot(B, c["kv"] * PER_M, label="KV fetch / B (floor)", color="tab:green", ls="--")
@@ -234,6 +273,16 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("batch B (up to the largest that fits)")
+    if fit < 1:
+        ax.text(
+            0.5,
+            0.5,
+            "the weights alone do not fit:\nshown for batch 1-2 anyway",
+            transform=ax.transAxes,
+            ha="center",
+            color="dimgrey",
+            fontsize=11,
+        )
     ax.set_ylabel("$ per million output tokens")
     price = p.system.chip.price_usd_per_s * 3600
     ax.set_title(
@@ -255,7 +304,11 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     c = cost_terms(s)
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(
-        T, c["weights"] * PER_M, label="weight fetch per token (∝ 1/T)", color="tab:orange", ls="--"
+        T,
+        c["weights"] * PER_M,
+        label="weight fetch per token" + ("" if p.model.is_moe else " (∝ 1/T)"),
+        color="tab:orange",
+        ls="--",
     )
     ax.plot(T, c["compute"] * PER_M, label="compute per token", color="tab:blue", ls="--")
     ax.plot(T, c["kv"] * PER_M, label="KV write per token", color="tab:green", ls="--")
@@ -268,7 +321,9 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     ax.set_yscale("log")
     ax.set_xlabel("tokens per pass T (one sequence: decode = 1, prefill = prompt length)")
     ax.set_ylabel("$ per million tokens processed")
-    ax.set_title(f"Cost per token vs tokens per pass\n{p.title}", fontsize=10)
+    ax.set_title(
+        f"Cost per token vs tokens per pass (one sequence, empty cache)\n{p.title}", fontsize=10
+    )
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return fig
@@ -277,7 +332,7 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
 def latency_cost_grid(p: PlotSpec, max_chips: int | None = None) -> dict[str, np.ndarray]:
     """Per-token latency and cost over chips (powers of two) × batch (powers of two that fit)."""
     chip = p.system.chip
-    limit = max_chips or max(p.system.n_chips, chip.scale_up_domain)
+    limit = max_chips or max(p.system.n_chips, chip.scale_up_domain, 8)
     chips_list = [n for n in (2**k for k in range(0, 13)) if n <= limit]
     if p.system.n_chips not in chips_list:
         chips_list.append(p.system.n_chips)
@@ -295,7 +350,9 @@ def latency_cost_grid(p: PlotSpec, max_chips: int | None = None) -> dict[str, np
         )
         if fit < 1:
             continue
-        B = np.asarray([b for b in (2**k for k in range(0, 20)) if b <= fit], dtype=float)
+        B = np.asarray(
+            sorted({b for b in (2**k for k in range(0, 20)) if b <= fit} | {fit}), dtype=float
+        )
         s = decode_step(p.model, sysn, batch=B, context_len=p.context_len, **p.kw())
         rows["chips"] += [n] * len(B)
         rows["batch"] += list(B)
@@ -307,39 +364,60 @@ def latency_cost_grid(p: PlotSpec, max_chips: int | None = None) -> dict[str, np
 def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     _use_agg()
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     g = latency_cost_grid(p)
     fig, ax = plt.subplots(figsize=(8, 5))
+    title = (
+        f"Latency vs cost over chips × batch (powers of two and the largest that fits), "
+        f"context {p.context_len:,}\n{p.model.name} on {p.system.chip.name} "
+        f"({p.weight_dtype} weights, {p.kv_dtype} KV)"
+    )
+    ax.set_title(title, fontsize=10)
     if g["chips"].size == 0:
         ax.text(
             0.5, 0.5, "the model fits on no chip count tried", ha="center", transform=ax.transAxes
         )
         return fig
+    counts = sorted(set(g["chips"].astype(int)))
+    index = np.searchsorted(counts, g["chips"].astype(int))
+    cmap = plt.get_cmap("viridis", len(counts))
     sc = ax.scatter(
-        g["usd_per_token"] * PER_M, g["latency_s"] * MS, c=np.log2(g["chips"]), cmap="viridis", s=18
+        g["usd_per_token"] * PER_M,
+        g["latency_s"] * MS,
+        c=index,
+        cmap=cmap,
+        vmin=-0.5,
+        vmax=len(counts) - 0.5,
+        s=18,
     )
     front = pareto_frontier(g["latency_s"], g["usd_per_token"])
     ax.plot(
         g["usd_per_token"][front] * PER_M,
         g["latency_s"][front] * MS,
         color="black",
-        lw=1.5,
-        label="frontier: cheapest at each latency",
+        lw=1.2,
+        label="frontier: cheapest at each latency (labels: chips × batch)",
     )
-    cb = fig.colorbar(sc, ax=ax)
-    ticks = sorted(set(np.log2(g["chips"]).astype(int)))
-    cb.set_ticks(ticks)
-    cb.set_ticklabels([str(2**t) for t in ticks])
+    for k in front[:: max(1, len(front) // 8)]:
+        ax.annotate(
+            f"{int(g['chips'][k])}×{int(g['batch'][k])}",
+            (g["usd_per_token"][k] * PER_M, g["latency_s"][k] * MS),
+            fontsize=7,
+            xytext=(4, 2),
+            textcoords="offset points",
+        )
+    cb = fig.colorbar(sc, ax=ax, ticks=range(len(counts)))
+    cb.set_ticklabels([str(c) for c in counts])
     cb.set_label("chips")
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(plain)
     ax.set_xlabel("$ per million output tokens")
     ax.set_ylabel("time per output token (ms)")
-    ax.set_title(
-        f"Latency vs cost over chips × batch (powers of two that fit), context "
-        f"{p.context_len:,}\n{p.title}",
-        fontsize=10,
-    )
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return fig
