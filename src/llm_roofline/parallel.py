@@ -72,16 +72,23 @@ class Parallelism:
     tp: int
     pp: int = 1
     ep: int = 1
+    kv_batch_shard: bool = False  # split the KV cache over the TP group by sequence (ESTI)
 
     @classmethod
     def of(
-        cls, chips: int, tp: int | None = None, pp: int | None = None, ep: int | None = None
+        cls,
+        chips: int,
+        tp: int | None = None,
+        pp: int | None = None,
+        ep: int | None = None,
+        *,
+        kv_batch_shard: bool = False,
     ) -> Parallelism:
         """Defaults: tp = chips / pp (the scenario contract's tp = chips), pp = 1, ep = 1."""
         n = _degree(chips, "chips")
         p = _degree(pp or 1, "pp")
         t = _degree(tp if tp is not None else max(n // p, 1), "tp")
-        return cls(n, t, p, _degree(ep or 1, "ep"))
+        return cls(n, t, p, _degree(ep or 1, "ep"), bool(kv_batch_shard))
 
     @property
     def stage_chips(self) -> int:
@@ -149,8 +156,12 @@ class Parallelism:
         return self
 
     def kv_shards(self, spec: ModelSpec) -> int:
-        """Chips of a TP group that split one sequence's KV cache: min(tp, K); 1 for MLA
-        (one shared latent per token, copied to every TP rank)."""
+        """How many ways a TP group splits its sequences' KV cache: by KV head, min(tp, K)
+        (1 for MLA: one shared latent per token, copied to every TP rank); or, with
+        `kv_batch_shard`, by sequence over all tp chips (ESTI's multiquery layout, at the cost
+        of an all-to-all of queries and outputs per layer)."""
+        if self.kv_batch_shard:
+            return self.tp
         if spec.attention.kind == "mla":
             return 1
         return min(self.tp, spec.attention.n_kv_heads)
@@ -278,6 +289,12 @@ def comm_time(
                 par.tp, per_group * D * ACT_BYTES, bw, alpha, comm.allreduce_latency_s
             )
             total = total + layers * n_ar * ar
+    if par.kv_batch_shard and par.tp > 1:
+        # queries to the chip holding each sequence's KV, and attention outputs back
+        bw, alpha = link(chip, par.tp, comm)
+        a = spec.attention
+        per_chip = t / par.dp / par.tp * a.n_heads * (a.head_dim + a.v_head_dim) * ACT_BYTES
+        total = total + layers * alltoall_time(par.tp, per_chip * (par.tp - 1) / par.tp, bw, alpha)
     if par.ep > 1:
         bw, alpha = link(chip, par.stage_chips, comm)
         for g in spec.groups:
