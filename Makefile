@@ -36,6 +36,7 @@ fmt: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sweep.py
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/optimize.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

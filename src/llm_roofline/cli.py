@@ -1,8 +1,8 @@
 """The `llm-roofline` command line: a thin front end over the library (no formulas here).
 
-Verbs: models, hardware, report, predict, sweep, demo. Tables use `rich` when it is installed
-(extra `cli`) and plain aligned text otherwise; `--json` prints what a program reads. Bad input
-exits with code 2 and one line on stderr, never a traceback. matplotlib and rich are imported
+Verbs: models, hardware, report, predict, sweep, optimize, demo. Tables use `rich` when it is
+installed (extra `cli`) and plain aligned text otherwise; `--json` prints what a program reads.
+Bad input exits with code 2 and one line on stderr, never a traceback. matplotlib and rich are imported
 only inside the verbs that draw or print tables, so `--help` pays for Python, numpy and the
 package alone (`benchmarks/startup.py`).
 """
@@ -151,6 +151,7 @@ def _print_report(rep: Any) -> None:
         "t_compute",
         "t_weights",
         "t_kv",
+        "t_comm",
         "t_step",
         "bound",
         "tokens/s",
@@ -163,6 +164,7 @@ def _print_report(rep: Any) -> None:
             _fmt_time(r["t_compute_s"]),
             _fmt_time(r["t_weights_s"]),
             _fmt_time(r["t_kv_s"]),
+            _fmt_time(r["t_comm_s"]) if r["t_comm_s"] else "-",
             _fmt_time(r["t_step_s"]),
             r["bound"],
             f"{r['tokens_per_s']:,.0f}",
@@ -175,9 +177,14 @@ def _print_report(rep: Any) -> None:
 
 
 def _report(args: argparse.Namespace, out: Path | None) -> int:
+    from .parallel import Parallelism
     from .report import decode_report
 
     chip = _chip(args)
+    split = [getattr(args, k, None) for k in ("tp", "pp", "ep")]
+    par = None
+    if any(v is not None for v in split):
+        par = Parallelism.of(args.chips, *split)
     rep = decode_report(
         args.model,
         chip,
@@ -186,6 +193,7 @@ def _report(args: argparse.Namespace, out: Path | None) -> int:
         weight_dtype=args.weight_dtype,
         kv_dtype=args.kv_dtype,
         overlap=args.overlap,
+        parallel=par,
     )
     if args.json:
         _dump_json(rep.as_dict())
@@ -295,6 +303,91 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         else:
             rows.append((c, str(v)))
     _table("scenario", ("column", "value"), rows)
+    return 0
+
+
+def _cmd_optimize(args: argparse.Namespace) -> int:
+    from .optimize import search
+
+    chip = _chip(args)
+    res = search(
+        args.model,
+        chip,
+        args.max_chips,
+        context_len=args.context,
+        weight_dtype=args.weight_dtype,
+        kv_dtype=args.kv_dtype,
+        tpot_s=args.tpot_ms / 1e3 if args.tpot_ms else None,
+        ttft_s=args.ttft_ms / 1e3 if args.ttft_ms else None,
+    )
+    front = [res.row(int(i)) for i in res.frontier]
+    best = res.row(res.best) if res.best is not None else None
+    if args.json:
+        _dump_json(
+            {
+                "configs_tried": res.configs_tried,
+                "points": int(res.points["batch"].size),
+                "targets": res.targets,
+                "best": best,
+                "frontier": front,
+            }
+        )
+    else:
+        headers = (
+            "chips",
+            "tp",
+            "pp",
+            "ep",
+            "dp",
+            "batch",
+            "ms/token",
+            "TTFT",
+            "tok/s/user",
+            "tok/s/chip",
+            "$/M tokens",
+        )
+        rows = [
+            (
+                str(r["chips"]),
+                str(r["tp"]),
+                str(r["pp"]),
+                str(r["ep"]),
+                str(r["dp"]),
+                f"{r['batch']:,}",
+                f"{r['tpot_s'] * 1e3:.3g}",
+                _fmt_time(r["ttft_s"]),
+                f"{r['tokens_per_s_per_user']:,.1f}",
+                f"{r['tokens_per_s_per_chip']:,.0f}",
+                _fmt_money(r["usd_per_million_tokens"]),
+            )
+            for r in front
+        ]
+        _table(
+            f"frontier: {len(front)} of {res.points['batch'].size:,} configurations "
+            f"({res.configs_tried} splits) of {args.model} on up to {args.max_chips} × "
+            f"{chip.id}, context {args.context:,}",
+            headers,
+            rows,
+        )
+        if best is None:
+            print("no configuration meets the targets")
+        else:
+            print(
+                f"cheapest meeting the targets: {best['chips']} chips, tp {best['tp']}, pp "
+                f"{best['pp']}, ep {best['ep']}, dp {best['dp']}, batch {best['batch']:,}: "
+                f"{best['tpot_s'] * 1e3:.3g} ms/token, TTFT {_fmt_time(best['ttft_s'])}, "
+                f"{_fmt_money(best['usd_per_million_tokens'])} per million tokens"
+            )
+    if args.out:
+        from .plots import write_frontier_figure
+
+        stem = Path(args.out) / f"{Path(str(args.model)).name}_{chip.id}_frontier"
+        write_frontier_figure(
+            res,
+            f"{args.model} on up to {args.max_chips} × {chip.name}, context {args.context:,}",
+            stem,
+        )
+        print(f"wrote the frontier figure to {stem}.png and .svg", file=sys.stderr)
     return 0
 
 
@@ -489,6 +582,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="the lecture's numbers and figures for one deployment")
     _system_flags(r)
     r.add_argument("--context", type=_positive_int, default=4096, help="tokens of KV per sequence")
+    r.add_argument("--tp", type=_positive_int, help="tensor parallel (adds communication)")
+    r.add_argument("--pp", type=_positive_int, help="pipeline stages")
+    r.add_argument("--ep", type=_positive_int, help="expert parallel")
     r.add_argument("--out", help="write the five figures (PNG and SVG) into this folder")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=_cmd_report)
@@ -518,6 +614,20 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--context", type=_int_list, default=_int_list("1024..131072"))
     sw.add_argument("--out", help="CSV file (default: standard output)")
     sw.set_defaults(func=_cmd_sweep)
+
+    o = sub.add_parser("optimize", help="search chips × split × batch for the cheapest serving")
+    o.add_argument("--model", required=True, help="catalog id or path to a config.json")
+    o.add_argument("--hardware", required=True)
+    o.add_argument("--max-chips", type=_positive_int, required=True)
+    o.add_argument("--tpot-ms", type=_positive_float, help="target time per output token (ms)")
+    o.add_argument("--ttft-ms", type=_positive_float, help="target time to first token (ms)")
+    o.add_argument("--context", type=_positive_int, default=4096)
+    o.add_argument("--weight-dtype", default="bf16")
+    o.add_argument("--kv-dtype", default="bf16")
+    o.add_argument("--price", type=_positive_float, help="USD per chip-hour (default: catalog)")
+    o.add_argument("--out", help="write the frontier figure (PNG and SVG) into this folder")
+    o.add_argument("--json", action="store_true")
+    o.set_defaults(func=_cmd_optimize)
 
     d = sub.add_parser("demo", help="report the lecture's example and a common deployment")
     d.add_argument("--out", default="out", help="folder for the figures (default: out)")

@@ -266,35 +266,50 @@ def comm_time(
     tokens: FloatArray,
     comm: CommModel,
     weight_bytes: float,
+    group_tokens: FloatArray | None = None,
 ) -> FloatArray:
     """Communication of one pipeline stage's pass over `tokens` tokens (all of the stage's
-    sequences), on the critical path: TP (or a torus layout), EP and the pipeline hop."""
+    sequences; `group_tokens` of them in the busiest TP group, by default tokens / dp), on the
+    critical path: TP (or a torus layout), EP and the pipeline hop.
+
+    Per layer of a serial block: one all-reduce over the TP group after attention and one
+    after the FFN; a parallel block shares one. A MoE layer's FFN reduces over the chips that
+    split each expert, (chips / pp) / ep, which spans several dp groups when that is more than
+    tp: then every token routed to an expert group is all-reduced across it.
+    """
     t = np.asarray(tokens, dtype=np.float64)
     total = np.zeros_like(t)
     D = spec.d_model
-    layers = spec.n_layers / par.pp
-    if par.tp > 1:
+    per_group = t / par.dp if group_tokens is None else np.asarray(group_tokens, np.float64)
+    if par.tp > 1 and chip.kind == "tpu":
         bw, alpha = link(chip, par.tp, comm)
-        per_group = t / par.dp  # a TP group's share of the stage's tokens
-        if chip.kind == "tpu":
-            widest = max(g.ffn.d_ff for g in spec.groups)
-            layer_w = (spec.params_text - spec.params_routed) / spec.n_layers * weight_bytes
-            per_layer = _torus_layer_comm(
-                comm.layout, per_group, D, widest, par.tp, layer_w, bw, alpha
-            )
-            total = total + layers * per_layer
-        else:
-            n_ar = comm.allreduces_per_layer or (1 if spec.parallel_block else 2)
-            ar = allreduce_time(
-                par.tp, per_group * D * ACT_BYTES, bw, alpha, comm.allreduce_latency_s
-            )
-            total = total + layers * n_ar * ar
+        widest = max(g.ffn.d_ff for g in spec.groups)
+        layer_w = (spec.params_text - spec.params_routed) / spec.n_layers * weight_bytes
+        per_layer = _torus_layer_comm(comm.layout, per_group, D, widest, par.tp, layer_w, bw, alpha)
+        total = total + spec.n_layers / par.pp * per_layer
+    elif par.tp > 1 or par.expert_tp > par.tp:
+        n_ar = comm.allreduces_per_layer or (1 if spec.parallel_block else 2)
+        lat = comm.allreduce_latency_s
+        attn_ar = np.zeros_like(t)
+        if par.tp > 1:
+            bw, alpha = link(chip, par.tp, comm)
+            attn_ar = allreduce_time(par.tp, per_group * D * ACT_BYTES, bw, alpha, lat)
+        for g in spec.groups:
+            layers = g.count / par.pp
+            if g.ffn.is_moe and par.expert_tp > par.tp:
+                bw_e, alpha_e = link(chip, par.expert_tp, comm)
+                routed = t * g.ffn.top_k / par.ep  # tokens sent to one expert group
+                ffn_ar = allreduce_time(par.expert_tp, routed * D * ACT_BYTES, bw_e, alpha_e, lat)
+                total = total + layers * ((n_ar - 1) * attn_ar + ffn_ar)
+            else:
+                total = total + layers * n_ar * attn_ar
     if par.kv_batch_shard and par.tp > 1:
         # queries to the chip holding each sequence's KV, and attention outputs back
         bw, alpha = link(chip, par.tp, comm)
         a = spec.attention
-        per_chip = t / par.dp / par.tp * a.n_heads * (a.head_dim + a.v_head_dim) * ACT_BYTES
-        total = total + layers * alltoall_time(par.tp, per_chip * (par.tp - 1) / par.tp, bw, alpha)
+        per_chip = per_group / par.tp * a.n_heads * (a.head_dim + a.v_head_dim) * ACT_BYTES
+        sent = per_chip * (par.tp - 1) / par.tp
+        total = total + spec.n_layers / par.pp * alltoall_time(par.tp, sent, bw, alpha)
     if par.ep > 1:
         bw, alpha = link(chip, par.stage_chips, comm)
         for g in spec.groups:

@@ -37,7 +37,7 @@ from .roofline import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FIGURES", "PlotSpec", "write_figures"]
+__all__ = ["FIGURES", "PlotSpec", "write_figures", "write_frontier_figure"]
 
 FIGURES = (
     "step_vs_batch",
@@ -421,6 +421,62 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return fig
+
+
+def write_frontier_figure(result: Any, title: str, path_stem: str | Path) -> list[Path]:
+    """The search's frontier (`optimize.search`): tokens/s per user against $ per million
+    tokens, and against tokens/s per chip; every evaluated point in grey. PNG and SVG."""
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    pts, front = result.points, result.frontier
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 5))
+    user = pts["tokens_per_s_per_user"]
+    a.scatter(pts["usd_per_million_tokens"], user, s=6, color="lightgrey", label="every config")
+    a.plot(
+        pts["usd_per_million_tokens"][front],
+        user[front],
+        color="black",
+        lw=1.5,
+        marker="o",
+        ms=3,
+        label="frontier",
+    )
+    b.scatter(pts["tokens_per_s_per_chip"], user, s=6, color="lightgrey")
+    b.plot(
+        pts["tokens_per_s_per_chip"][front], user[front], color="black", lw=1.5, marker="o", ms=3
+    )
+    if result.best is not None:
+        k = result.best
+        for ax, x in ((a, pts["usd_per_million_tokens"][k]), (b, pts["tokens_per_s_per_chip"][k])):
+            ax.scatter(
+                [x],
+                [user[k]],
+                s=80,
+                facecolors="none",
+                edgecolors="red",
+                lw=2,
+                label="cheapest meeting the targets",
+                zorder=5,
+            )
+    for ax in (a, b):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3, which="both")
+        ax.set_ylabel("output tokens/s per user (1 / time per token)")
+    a.set_xlabel("$ per million output tokens")
+    b.set_xlabel("output tokens/s per chip")
+    a.legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    paths = []
+    for ext in ("png", "svg"):
+        path = Path(f"{path_stem}.{ext}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=120)
+        paths.append(path)
+    plt.close(fig)
+    return paths
 
 
 _DRAW = {

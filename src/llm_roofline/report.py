@@ -15,6 +15,7 @@ from .dtypes import get_dtype
 from .hardware import Chip, System
 from .memory import max_batch, memory_use
 from .model import ModelSpec
+from .parallel import Parallelism
 from .roofline import as_system, balance_batch, decode_step, latency_floor
 
 __all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "sweep"]
@@ -65,14 +66,21 @@ def decode_report(
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     overlap: str = "full",
+    parallel: Parallelism | None = None,
 ) -> DecodeReport:
     """The lecture's first-section numbers: latency floor, B*, drain time, the largest batch
-    that fits, and a table over batch of each term of the step."""
+    that fits, and a table over batch of each term of the step (with `parallel`, for that
+    split, its communication included)."""
     spec = get_model(model)
     system = as_system(hardware, chips)
     fit = int(
         max_batch(
-            spec, system, context_len=context_len, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+            spec,
+            system,
+            context_len=context_len,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            parallel=parallel,
         )
     )
     batches = np.asarray(_batches(max(fit, 1)), dtype=np.float64)
@@ -84,6 +92,7 @@ def decode_report(
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
         overlap=overlap,
+        parallel=parallel,
     )
     price_known = system.chip.price_usd_per_s > 0
     usd = usd_per_million_tokens(step) if price_known else np.full(batches.shape, np.nan)
@@ -93,6 +102,7 @@ def decode_report(
             "t_compute_s": float(step.t_compute[i]),
             "t_weights_s": float(step.t_weights[i]),
             "t_kv_s": float(step.t_kv[i]),
+            "t_comm_s": float(step.t_comm[i]),
             "t_step_s": float(step.t_step[i]),
             "bound": str(step.bound_names[i]),
             "tokens_per_s": float(step.tokens_per_s[i]),

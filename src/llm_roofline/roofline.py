@@ -227,8 +227,14 @@ def _sharded(
     prefill_len: ArrayLike = 1.0,
     cached_len: ArrayLike = 0.0,
     pipeline_fill: bool = True,
+    all_logits: bool = False,
+    whole_sequences: bool = True,
 ) -> StepTime:
     """The terms of the busiest chip of one pipeline stage, times pp.
+
+    With `whole_sequences`, a dp group holds a whole number of sequences: the busiest holds
+    ceil(seqs / dp) (one request's prefill runs on one group however many there are). Averaged
+    loads (continuous batching) pass fractions and `whole_sequences=False`.
 
     One stage pass carries `decode_seqs` sequences decoding one token each at `decode_context`
     and `prefill_seqs` prompts of `prefill_len` tokens after `cached_len` cached. The stage's
@@ -252,18 +258,22 @@ def _sharded(
     S0 = np.asarray(cached_len, dtype=np.float64)
     tokens = nd + npf * T
     seqs = nd + npf
+    share = np.ceil if whole_sequences else (lambda x: x)
+    nd_g, npf_g = share(nd / dp), share(npf / dp)  # the busiest dp group's sequences
+    tokens_g = nd_g + npf_g * T
     moe = [g for g in spec.groups if g.ffn.is_moe]
     routed_mult = sum(g.count * g.ffn.top_k * g.ffn.expert_params(D) for g in moe)
     dense_mult = spec.params_multiplied - routed_mult
     # compute: dense matmuls split over tp for a dp group's tokens; experts over the stage
     # (the LM head runs for one token per sequence: prefill needs only the last one's logits)
     body = dense_mult - spec.lm_head_params
-    f = 2.0 * (body * tokens + spec.lm_head_params * seqs) / (pp * tp * dp)
+    logit_tokens = tokens_g if all_logits else nd_g + npf_g
+    f = 2.0 * (body * tokens_g + spec.lm_head_params * logit_tokens) / (pp * tp)
     f = f + 2.0 * routed_mult / pp * tokens / cs
     t_matmul = f / flops
-    attn = nd * spec.decode_attention_flops(S)
-    attn = attn + npf * spec.prefill_attention_flops(T, S0)
-    t_attn = attn / dp / (pp * tp) / flops
+    attn = nd_g * spec.decode_attention_flops(S)
+    attn = attn + npf_g * spec.prefill_attention_flops(T, S0)
+    t_attn = attn / (pp * tp) / flops
     # weights read: non-expert weights split over pp·tp; each chip's share of touched experts
     dense_read: FloatArray = np.full_like(tokens, float(spec.params_text - spec.params_routed))
     if not spec.tie_embeddings:
@@ -274,10 +284,10 @@ def _sharded(
         read = read + g.count / pp * touched / par.ep * g.ffn.expert_params(D) / par.expert_tp
     t_weights = np.asarray(read * w_bytes / bw, dtype=np.float64)
     # KV: decode reads each cache; prefill reads its cached part and writes its new tokens
-    kv = nd * spec.kv_elements_per_sequence(S)
-    kv = kv + npf * (spec.kv_elements_per_sequence(S0) + T * spec.kv_elements_per_token)
-    t_kv = kv / dp / (pp * par.kv_shards(spec)) * kv_bytes / bw
-    t_comm = comm_time(spec, chip, par, tokens, comm, w_bytes)
+    kv = nd_g * spec.kv_elements_per_sequence(S)
+    kv = kv + npf_g * (spec.kv_elements_per_sequence(S0) + T * spec.kv_elements_per_token)
+    t_kv = kv / (pp * par.kv_shards(spec)) * kv_bytes / bw
+    t_comm = comm_time(spec, chip, par, tokens, comm, w_bytes, group_tokens=tokens_g)
     shape = np.broadcast_shapes(*(np.shape(x) for x in (t_matmul, t_attn, t_weights, t_kv, t_comm)))
     terms = [
         np.broadcast_to(np.asarray(x, dtype=np.float64) * pp, shape)
@@ -360,7 +370,7 @@ def decode_step(
             w_bytes,
             kv_bytes,
             flops,
-            decode_seqs=B / parallel.pp,
+            decode_seqs=np.ceil(B / parallel.pp),
             decode_context=S,
         )
     bw = system.memory_bw
@@ -386,8 +396,12 @@ def prefill(
     overlap: str = "full",
     parallel: Parallelism | None = None,
     comm: CommModel | None = None,
+    all_logits: bool = False,
 ) -> StepTime:
     """One prefill pass: `batch` sequences of `prompt_len` new tokens after `cached_len` cached.
+
+    `all_logits`: run the LM head for every new token (speculative verification scores every
+    drafted position), not only each sequence's last.
 
     With `parallel`, the batch crosses the pp stages one after the other (pp stage times).
 
@@ -424,7 +438,8 @@ def prefill(
     tokens = B * T
     # every token passes the layers; only each sequence's last token needs the LM head
     body = spec.params_multiplied - spec.lm_head_params
-    t_matmul = 2.0 * (body * tokens + spec.lm_head_params * B) / flops
+    logit_tokens = tokens if all_logits else B
+    t_matmul = 2.0 * (body * tokens + spec.lm_head_params * logit_tokens) / flops
     t_attn = B * spec.prefill_attention_flops(T, S0) / flops
     t_weights = spec.params_read(tokens) * w_bytes / bw
     kv_elems = spec.kv_elements_per_sequence(S0)  # read the cache once
@@ -480,6 +495,7 @@ def mixed_step(
             decode_context=S,
             prefill_seqs=P / pp,
             prefill_len=T,
+            whole_sequences=False,
         )
         mean = {
             k: np.asarray(np.mean(getattr(step, k)))
