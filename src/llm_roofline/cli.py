@@ -1,10 +1,10 @@
 """The `llm-roofline` command line: a thin front end over the library (no formulas here).
 
 Verbs: models, hardware, report, predict, sweep, optimize, demo. Tables use `rich` when it is
-installed (extra `cli`) and plain aligned text otherwise; `--json` prints what a program reads.
-Bad input exits with code 2 and one line on stderr, never a traceback. matplotlib and rich are imported
-only inside the verbs that draw or print tables, so `--help` pays for Python, numpy and the
-package alone (`benchmarks/startup.py`).
+installed (extra `cli`) and plain aligned text otherwise; `--json` prints what a program
+reads. Bad input exits with code 2 and one line on stderr, never a traceback. matplotlib and
+rich are imported only inside the verbs that draw or print tables, so `--help` pays for
+Python, numpy and the package alone (`benchmarks/startup.py`).
 """
 
 from __future__ import annotations
