@@ -152,7 +152,5 @@ def test_queue_delay_bound_is_one_step_in_continuous_batching() -> None:
         "llama-3.1-8b", "h100-sxm", batch=64, input_len=1024, output_len=256, mode="continuous"
     )
     assert r.queue_delay_bound_s == pytest.approx(r.tpot_s)
-    # worst case a request waits one step and runs one step before its first token
-    assert r.queue_delay_bound_s + r.ttft_s <= 2.5 * max(r.tpot_s, r.ttft_s)
     s = serve("llama-3.1-8b", "h100-sxm", batch=64, input_len=1024, output_len=256, mode="static")
     assert s.queue_delay_bound_s == pytest.approx(s.request_latency_s)

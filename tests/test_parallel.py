@@ -203,7 +203,7 @@ def test_esti_table_2(
             comm=comm,
         )
         t = float(np.sum(steps.t_step))
-    assert mfu * 0.98 <= t / measured <= 1.0, t / measured
+    assert mfu <= t / measured <= 1.0, t / measured
 
 
 def test_esti_headline_per_token_latency_is_a_lower_bound() -> None:
@@ -334,3 +334,88 @@ def test_a_real_split_is_never_faster_than_the_even_spread(
     real = lr.decode_step(spec, sysm, batch=b * pp, context_len=s, overlap=overlap, parallel=par)
     assert float(real.t_comm) >= 0
     assert float(real.t_step) >= float(even.t_step) * (1 - 1e-9)
+
+
+def test_pipeline_throughput_counts_the_sequences_in_flight() -> None:
+    # 8 stages, batch 1: one sequence in flight; its token crosses 8 stages per step
+    s = lr.decode_step(
+        "llama-3.1-70b",
+        "h100-sxm",
+        8,
+        batch=1,
+        context_len=4096,
+        parallel=Parallelism.of(8, tp=1, pp=8),
+    )
+    assert float(s.tokens_per_s) == pytest.approx(1 / float(s.t_step))
+    # batch 8 over 8 stages: micro-batches of 1, the same step, 8 sequences
+    s8 = lr.decode_step(
+        "llama-3.1-70b",
+        "h100-sxm",
+        8,
+        batch=8,
+        context_len=4096,
+        parallel=Parallelism.of(8, tp=1, pp=8),
+    )
+    assert float(s8.t_step) == pytest.approx(float(s.t_step))
+    assert float(s8.tokens_per_s) == pytest.approx(8 / float(s.t_step))
+
+
+def test_fewer_experts_groups_than_top_k_do_not_double_count() -> None:
+    # with ep = 1 every token's experts sit in one group: it crosses once, not k times
+    from llm_roofline.parallel import comm_time
+
+    spec = lr.get_model("qwen3-235b-a22b")
+    h100 = lr.get_hardware("h100-sxm")
+    t = np.asarray(64.0)
+    one = comm_time(spec, h100, Parallelism.of(16, 2, 1, 1), t, CommModel(), 2.0)
+    # 94 serial MoE layers: an all-reduce over the TP pair after attention (64 / dp 8 = 8
+    # tokens of a dp group, NVLink) and one over the 16 chips splitting each expert for all 64
+    # tokens once (not 8 times), which crosses the 50 GB/s network: D = 4096, 16-bit
+    attn = allreduce_time(2, 8 * 4096 * 2, 450e9, 1e-6)
+    ffn = allreduce_time(16, 64 * 4096 * 2, 50e9, 5e-6)
+    assert float(one) == pytest.approx(94 * float(attn + ffn))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"scale_up_latency_s": -1.0},
+        {"allreduces_per_layer": 0},
+        {"overlap": "some"},
+        {"layout": "3d"},
+        {"allreduce_latency_s": float("nan")},
+    ],
+)
+def test_comm_model_checked(kwargs: dict[str, object]) -> None:
+    with pytest.raises(InputError):
+        CommModel(**kwargs)  # type: ignore[arg-type]
+
+
+def test_split_degrees_checked() -> None:
+    with pytest.raises(InputError, match="tp"):
+        Parallelism(8, 0)
+    with pytest.raises(InputError, match="pp"):
+        Parallelism.of(8, pp=0)
+    with pytest.raises(InputError, match="16 chips, the system has 8"):
+        lr.max_batch("llama-3.1-70b", "h100-sxm", 8, parallel=Parallelism.of(16))
+
+
+def test_continuous_first_token_runs_on_one_group() -> None:
+    from llm_roofline.serving import serve
+
+    par = Parallelism.of(64, tp=1, pp=1, ep=64)
+    r = serve(
+        "deepseek-v3",
+        "gb200",
+        64,
+        batch=4096,
+        input_len=8192,
+        output_len=512,
+        mode="continuous",
+        weight_dtype="fp8",
+        parallel=par,
+    )
+    alone = lr.prefill(
+        "deepseek-v3", "gb200", 64, batch=1, prompt_len=8192, weight_dtype="fp8", parallel=par
+    )
+    assert r.ttft_s >= float(alone.t_matmul + alone.t_attn) * 0.99

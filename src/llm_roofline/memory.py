@@ -108,7 +108,7 @@ def memory_use(
         kv = B * spec.kv_elements_per_sequence(S) * kvb / n
         act = activation_bytes(spec, B, T) / n
     else:
-        par = parallel.check(spec)
+        par = _matching(parallel, system).check(spec)
         weights = weights_per_chip(spec, par) * wb
         kv = B / par.dp * spec.kv_elements_per_sequence(S) / (par.pp * par.kv_shards(spec)) * kvb
         act = activation_bytes(spec, B / (par.dp * par.pp), T)
@@ -119,6 +119,15 @@ def memory_use(
         activations=np.broadcast_to(act, shape),
         capacity=system.chip.memory_bytes * (1.0 - _reserve(reserve_fraction)),
     )
+
+
+def _matching(par: Parallelism, system: System) -> Parallelism:
+    if par.chips != system.n_chips:
+        raise InputError(
+            f"the parallel split is for {par.chips} chips, the system has {system.n_chips}",
+            field="chips",
+        )
+    return par
 
 
 def weights_per_chip(spec: ModelSpec, par: Parallelism) -> float:
@@ -158,7 +167,7 @@ def max_batch(
         free = system.memory_bytes * reserve - spec.params_stored * wb
         b = np.floor(np.maximum(free, 0.0) / per_seq)
     else:
-        par = parallel.check(spec)
+        par = _matching(parallel, system).check(spec)
         free = system.chip.memory_bytes * reserve - weights_per_chip(spec, par) * wb
         kv_per_seq = spec.kv_elements_per_sequence(S) * kvb / (par.pp * par.kv_shards(spec))
         per_group_seq = kv_per_seq + activation_bytes(spec, 1.0, 1.0) / par.pp

@@ -74,6 +74,10 @@ class Parallelism:
     ep: int = 1
     kv_batch_shard: bool = False  # split the KV cache over the TP group by sequence (ESTI)
 
+    def __post_init__(self) -> None:
+        for name in ("chips", "tp", "pp", "ep"):
+            _degree(getattr(self, name), name)
+
     @classmethod
     def of(
         cls,
@@ -86,9 +90,9 @@ class Parallelism:
     ) -> Parallelism:
         """Defaults: tp = chips / pp (the scenario contract's tp = chips), pp = 1, ep = 1."""
         n = _degree(chips, "chips")
-        p = _degree(pp or 1, "pp")
+        p = _degree(1 if pp is None else pp, "pp")
         t = _degree(tp if tp is not None else max(n // p, 1), "tp")
-        return cls(n, t, p, _degree(ep or 1, "ep"), bool(kv_batch_shard))
+        return cls(n, t, p, _degree(1 if ep is None else ep, "ep"), bool(kv_batch_shard))
 
     @property
     def stage_chips(self) -> int:
@@ -190,6 +194,16 @@ class CommModel:
     layout: str = "auto"
 
     def __post_init__(self) -> None:
+        for name in ("scale_up_latency_s", "scale_out_latency_s", "allreduce_latency_s"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise InputError(f"{name} must be zero or positive, got {v!r}", field=name)
+        n = self.allreduces_per_layer
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise InputError(
+                f"allreduces_per_layer must be a positive integer, got {n!r}",
+                field="allreduces_per_layer",
+            )
         if self.overlap not in COMM_OVERLAP:
             raise InputError(
                 f"comm overlap must be one of {', '.join(COMM_OVERLAP)}, got {self.overlap!r}",
@@ -288,7 +302,9 @@ def comm_time(
         per_layer = _torus_layer_comm(comm.layout, per_group, D, widest, par.tp, layer_w, bw, alpha)
         total = total + spec.n_layers / par.pp * per_layer
     elif par.tp > 1 or par.expert_tp > par.tp:
-        n_ar = comm.allreduces_per_layer or (1 if spec.parallel_block else 2)
+        n_ar = comm.allreduces_per_layer
+        if n_ar is None:
+            n_ar = 1 if spec.parallel_block else 2
         lat = comm.allreduce_latency_s
         attn_ar = np.zeros_like(t)
         if par.tp > 1:
@@ -298,7 +314,9 @@ def comm_time(
             layers = g.count / par.pp
             if g.ffn.is_moe and par.expert_tp > par.tp:
                 bw_e, alpha_e = link(chip, par.expert_tp, comm)
-                routed = t * g.ffn.top_k / par.ep  # tokens sent to one expert group
+                # distinct tokens reaching one expert group: a token whose k experts share a
+                # group is summed there first, so it crosses once: t · (1 − (1 − 1/ep)^k)
+                routed = t * (1.0 - (1.0 - 1.0 / par.ep) ** g.ffn.top_k)
                 ffn_ar = allreduce_time(par.expert_tp, routed * D * ACT_BYTES, bw_e, alpha_e, lat)
                 total = total + layers * ((n_ar - 1) * attn_ar + ffn_ar)
             else:
@@ -314,9 +332,11 @@ def comm_time(
         bw, alpha = link(chip, par.stage_chips, comm)
         for g in spec.groups:
             if g.ffn.is_moe:
-                # each chip sends its tokens' hidden states to the k experts' owners, a
-                # fraction (ep − 1)/ep of them elsewhere; dispatch and combine
-                sent = t / par.stage_chips * g.ffn.top_k * D * ACT_BYTES * (par.ep - 1) / par.ep
+                # each chip sends each token's hidden state once to every other expert group
+                # its k experts fall in (expected ep · (1 − (1 − 1/ep)^k) groups, the share
+                # (ep − 1)/ep of them remote); dispatch and combine
+                groups = par.ep * (1.0 - (1.0 - 1.0 / par.ep) ** g.ffn.top_k)
+                sent = t / par.stage_chips * groups * D * ACT_BYTES * (par.ep - 1) / par.ep
                 total = total + g.count / par.pp * 2 * alltoall_time(par.ep, sent, bw, alpha)
     if par.pp > 1:
         bw, alpha = link(chip, par.chips, comm)  # a hop leaves the stage

@@ -37,7 +37,13 @@ from .roofline import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FIGURES", "PlotSpec", "write_figures", "write_frontier_figure"]
+__all__ = [
+    "FIGURES",
+    "PlotSpec",
+    "write_figures",
+    "write_frontier_figure",
+    "write_validation_figure",
+]
 
 FIGURES = (
     "step_vs_batch",
@@ -467,6 +473,63 @@ def write_frontier_figure(result: Any, title: str, path_stem: str | Path) -> lis
     a.set_xlabel("$ per million output tokens")
     b.set_xlabel("output tokens/s per chip")
     a.legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    paths = []
+    for ext in ("png", "svg"):
+        path = Path(f"{path_stem}.{ext}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=120)
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def write_validation_figure(results: Any, title: str, path_stem: str | Path) -> list[Path]:
+    """Log-log scatter of predicted against measured, one colour per hardware, for each
+    metric kind (times, throughputs); the diagonal is perfect agreement."""
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    from .validate import METRICS
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 6))
+    hws = sorted({r.row.hardware for r in results})
+    cmap = plt.get_cmap("tab20", max(len(hws), 1))
+    for ax, throughput in zip(axes, (False, True), strict=True):
+        rs = [r for r in results if METRICS[r.row.metric] is throughput]
+        for i, hw in enumerate(hws):
+            pts = [r for r in rs if r.row.hardware == hw]
+            if not pts:
+                continue
+            ax.scatter(
+                [r.row.measured for r in pts],
+                [r.predicted for r in pts],
+                s=14,
+                color=cmap(i),
+                label=hw,
+            )
+        if rs:
+            lo = min(min(r.row.measured, r.predicted) for r in rs) / 1.5
+            hi = max(max(r.row.measured, r.predicted) for r in rs) * 1.5
+            ax.plot([lo, hi], [lo, hi], color="black", lw=1, label="predicted = measured")
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(lo, hi)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(alpha=0.3, which="both")
+        kind = "throughput (tokens/s)" if throughput else "time (s)"
+        ax.set_xlabel(f"measured {kind}")
+        ax.set_ylabel(f"predicted {kind}")
+        ax.set_title(
+            (
+                "throughputs: above the line is faster than measured"
+                if throughput
+                else "times: below the line is faster than measured"
+            ),
+            fontsize=9,
+        )
+    axes[1].legend(fontsize=6, ncol=2, loc="upper left")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     paths = []

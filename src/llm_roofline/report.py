@@ -13,7 +13,7 @@ from .catalog import get_model
 from .cost import usd_per_million_tokens
 from .dtypes import get_dtype
 from .hardware import Chip, System
-from .memory import max_batch, memory_use
+from .memory import max_batch, memory_use, weights_per_chip
 from .model import ModelSpec
 from .parallel import Parallelism
 from .roofline import as_system, balance_batch, decode_step, latency_floor
@@ -119,8 +119,28 @@ def decode_report(
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
         overlap=overlap,
-        latency_floor_s=latency_floor(spec, system, weight_dtype=weight_dtype),
-        all_weights_time_s=spec.params_text * get_dtype(weight_dtype).bytes / system.memory_bw,
+        latency_floor_s=(
+            latency_floor(spec, system, weight_dtype=weight_dtype)
+            if parallel is None
+            else float(
+                decode_step(
+                    spec,
+                    system,
+                    batch=1,
+                    context_len=1,
+                    weight_dtype=weight_dtype,
+                    parallel=parallel,
+                ).t_weights
+            )
+        ),
+        all_weights_time_s=(
+            spec.params_text * get_dtype(weight_dtype).bytes / system.memory_bw
+            if parallel is None
+            else weights_per_chip(spec, parallel)
+            * get_dtype(weight_dtype).bytes
+            * parallel.pp
+            / system.chip.memory_bw
+        ),
         balance_batch=balance_batch(spec, system, weight_dtype=weight_dtype),
         drain_time_s=system.chip.drain_time_s,
         max_batch=fit,

@@ -108,6 +108,7 @@ class StepTime:
     tokens_per_pass: FloatArray  # per sequence: 1 in decode, T in prefill
     overlap: str
     system: System
+    comm_overlap: str = "none"
 
     @property
     def t_compute(self) -> FloatArray:
@@ -229,6 +230,8 @@ def _sharded(
     pipeline_fill: bool = True,
     all_logits: bool = False,
     whole_sequences: bool = True,
+    whole_prefill: bool = False,
+    in_flight: ArrayLike | None = None,
 ) -> StepTime:
     """The terms of the busiest chip of one pipeline stage, times pp.
 
@@ -259,7 +262,8 @@ def _sharded(
     tokens = nd + npf * T
     seqs = nd + npf
     share = np.ceil if whole_sequences else (lambda x: x)
-    nd_g, npf_g = share(nd / dp), share(npf / dp)  # the busiest dp group's sequences
+    share_p = np.ceil if (whole_sequences or whole_prefill) else (lambda x: x)
+    nd_g, npf_g = share(nd / dp), share_p(npf / dp)  # the busiest dp group's sequences
     tokens_g = nd_g + npf_g * T
     moe = [g for g in spec.groups if g.ffn.is_moe]
     routed_mult = sum(g.count * g.ffn.top_k * g.ffn.expert_params(D) for g in moe)
@@ -275,18 +279,24 @@ def _sharded(
     attn = attn + npf_g * spec.prefill_attention_flops(T, S0)
     t_attn = attn / (pp * tp) / flops
     # weights read: non-expert weights split over pp·tp; each chip's share of touched experts
-    dense_read: FloatArray = np.full_like(tokens, float(spec.params_text - spec.params_routed))
-    if not spec.tie_embeddings:
-        dense_read = dense_read - spec.embedding_params + np.minimum(tokens, spec.vocab_size) * D
+    dense_read: FloatArray = np.full_like(tokens_g, float(spec.params_text - spec.params_routed))
+    if not spec.tie_embeddings:  # the group gathers its own tokens' embedding rows
+        dense_read = dense_read - spec.embedding_params + np.minimum(tokens_g, spec.vocab_size) * D
     read: FloatArray = dense_read / (pp * tp)
     for g in moe:
         touched = experts_touched(g.ffn.n_experts, g.ffn.top_k, tokens)
-        read = read + g.count / pp * touched / par.ep * g.ffn.expert_params(D) / par.expert_tp
+        # the fullest chip holds ceil(E / ep) experts, touched in the same proportion
+        local = math.ceil(g.ffn.n_experts / par.ep) / g.ffn.n_experts
+        read = read + g.count / pp * touched * local * g.ffn.expert_params(D) / par.expert_tp
     t_weights = np.asarray(read * w_bytes / bw, dtype=np.float64)
     # KV: decode reads each cache; prefill reads its cached part and writes its new tokens
-    kv = nd_g * spec.kv_elements_per_sequence(S)
-    kv = kv + npf_g * (spec.kv_elements_per_sequence(S0) + T * spec.kv_elements_per_token)
-    t_kv = kv / (pp * par.kv_shards(spec)) * kv_bytes / bw
+    per_seq_d = spec.kv_elements_per_sequence(S)
+    per_seq_p = spec.kv_elements_per_sequence(S0) + T * spec.kv_elements_per_token
+    if par.kv_batch_shard and tp > 1:  # whole sequences per chip: the fullest holds ceil
+        kv = share(nd_g / tp) * per_seq_d + share_p(npf_g / tp) * per_seq_p
+    else:
+        kv = (nd_g * per_seq_d + npf_g * per_seq_p) / par.kv_shards(spec)
+    t_kv = kv / pp * kv_bytes / bw
     t_comm = comm_time(spec, chip, par, tokens, comm, w_bytes, group_tokens=tokens_g)
     shape = np.broadcast_shapes(*(np.shape(x) for x in (t_matmul, t_attn, t_weights, t_kv, t_comm)))
     terms = [
@@ -304,10 +314,17 @@ def _sharded(
         t_comm=terms[4],
         t_step=t_step,
         bound=bound,
-        batch=np.broadcast_to(seqs * (pp if pipeline_fill else 1), shape),
+        batch=np.broadcast_to(
+            np.asarray(
+                in_flight if in_flight is not None else seqs * (pp if pipeline_fill else 1),
+                dtype=np.float64,
+            ),
+            shape,
+        ),
         tokens_per_pass=np.broadcast_to(tokens / np.maximum(seqs, 1e-300), shape),
         overlap=mode,
         system=system,
+        comm_overlap=comm.overlap,
     )
 
 
@@ -372,6 +389,7 @@ def decode_step(
             flops,
             decode_seqs=np.ceil(B / parallel.pp),
             decode_context=S,
+            in_flight=B,
         )
     bw = system.memory_bw
 
@@ -463,6 +481,7 @@ def mixed_step(
     overlap: str = "full",
     parallel: Parallelism | None = None,
     comm: CommModel | None = None,
+    whole_prefill: bool = False,
 ) -> StepTime:
     """One pass that decodes a token for each of `decode_batch` sequences and prefills
     `prefill_seqs` prompts of `prefill_len` tokens (chunked prefill riding on a decode step).
@@ -496,6 +515,7 @@ def mixed_step(
             prefill_seqs=P / pp,
             prefill_len=T,
             whole_sequences=False,
+            whole_prefill=whole_prefill,
         )
         mean = {
             k: np.asarray(np.mean(getattr(step, k)))
@@ -522,6 +542,7 @@ def mixed_step(
             tokens_per_pass=np.ones(()),
             overlap=mode,
             system=system,
+            comm_overlap=(comm or CommModel()).overlap,
         )
     bw = system.memory_bw
     tokens = B + P * T

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from .calibrate import Profile, get_profile, pass_time
 from .catalog import get_model
-from .cost import usd_per_token
 from .dtypes import get_dtype
 from .errors import InputError
 from .hardware import Chip, System
@@ -48,8 +48,11 @@ from .roofline import (
 __all__ = [
     "MODES",
     "ServingResult",
+    "ServingTerms",
     "SpeculativeResult",
+    "compose",
     "serve",
+    "serving_terms",
     "speculative_decode",
     "tokens_per_verification",
 ]
@@ -118,7 +121,29 @@ def _bound(t_compute: float, t_memory: float, t_comm: float) -> str:
     return BOUND_NAMES[0] if t_compute >= t_memory else BOUND_NAMES[1]
 
 
-def serve(
+@dataclass(frozen=True)
+class ServingTerms:
+    """The ideal passes a scenario needs, before any profile is applied.
+
+    `step` is the representative decode pass (the decode step, the static batch's steps at
+    each context, or continuous batching's mixed step); `prefill` the batch's prefill (decode
+    and static modes); `first` continuous batching's step that carries a whole new prompt.
+    """
+
+    mode: str
+    batch: int
+    input_len: int
+    output_len: int
+    system: System
+    step: StepTime
+    prefill: StepTime | None
+    first: StepTime | None
+    memory_per_chip_bytes: float
+    fits: bool
+    warnings: tuple[str, ...]
+
+
+def serving_terms(
     model: str | ModelSpec,
     hardware: str | Chip | System,
     chips: int = 1,
@@ -132,12 +157,8 @@ def serve(
     overlap: str = "full",
     parallel: Parallelism | None = None,
     comm: CommModel | None = None,
-) -> ServingResult:
-    """Predict one scenario of the contract (`mode` decode, static or continuous).
-
-    `parallel` (tp, pp, ep over the chips) adds the communication of that split and its
-    memory per chip; without it the model spreads evenly with no communication.
-    """
+) -> ServingTerms:
+    """Compute the ideal passes of one scenario (see `serve`)."""
     spec = get_model(model)
     system = as_system(hardware, chips)
     B = _positive_int(batch, "batch")
@@ -158,8 +179,12 @@ def serve(
         "parallel": parallel,
         "comm": comm,
     }
-    priced = system.chip.price_usd_per_s > 0
-
+    mem_kw: dict[str, Any] = {
+        "weight_dtype": weight_dtype,
+        "kv_dtype": kv_dtype,
+        "parallel": parallel,
+    }
+    pre = first = None
     if mode == "continuous":
         contexts = _contexts(I, O)
         step = mixed_step(
@@ -171,9 +196,7 @@ def serve(
             prefill_len=I,
             **kw,
         )
-        t = float(step.t_step[()])
-        tpot = t
-        # the first token: the lower bound is one step that carries the whole prompt
+        # the lower bound on the first token: one such step that carries the whole prompt
         first = mixed_step(
             spec,
             system,
@@ -181,64 +204,24 @@ def serve(
             decode_contexts=contexts,
             prefill_seqs=1.0,
             prefill_len=I,
+            whole_prefill=True,
             **kw,
         )
-        ttft = float(first.t_step[()])
-        latency = ttft + (O - 1) * t
-        tokens_per_s = B / t
-        queue = t  # the train schedule: a step departs every period; wait at most one
-        usd_token = float(usd_per_token(step)[()]) if priced else None
-        terms = _terms(step)
         # in flight: B sequences spread over contexts I .. I+O-1 (their mean KV)
-        mem = memory_use(
-            spec,
-            system,
-            batch=B,
-            context_len=contexts,
-            tokens_per_seq=1,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            parallel=parallel,
-        )
+        mem = memory_use(spec, system, batch=B, context_len=contexts, **mem_kw)
         memory = float(np.mean(mem.total))
         fits = memory <= mem.capacity
     else:
         pre = prefill(spec, system, batch=B, prompt_len=I, **kw)
-        ttft = float(pre.t_step[()])
         if mode == "decode" or O == 1:
             contexts = np.array([float(I)])
         else:  # static: the O - 1 steps after the prefill's token, contexts I+1 .. I+O-1
             contexts = _contexts(I + 1, O - 1)
         step = decode_step(spec, system, batch=B, context_len=contexts, **kw)
-        if mode == "decode":
-            tpot = float(step.t_step[0])
-            latency = ttft + (O - 1) * tpot
-            queue = tpot
-            tokens_per_s = B / tpot
-            usd_token = system.price_usd_per_s * tpot / B if priced else None
-        else:
-            decode_total = float(np.mean(step.t_step)) * (O - 1) if O > 1 else 0.0
-            tpot = decode_total / (O - 1) if O > 1 else float(step.t_step[0])
-            latency = ttft + decode_total
-            queue = latency  # a request that just missed the batch waits for it to finish
-            tokens_per_s = B * O / latency
-            usd_token = system.price_usd_per_s * latency / (B * O) if priced else None
-        terms = _terms(step)
         peak = I if mode == "decode" else I + O
-        mem = memory_use(
-            spec,
-            system,
-            batch=B,
-            context_len=peak,
-            tokens_per_seq=I,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            parallel=parallel,
-        )
+        mem = memory_use(spec, system, batch=B, context_len=peak, tokens_per_seq=I, **mem_kw)
         memory = float(mem.total.flat[0])
         fits = bool(mem.fits.flat[0])
-
-    t_compute, t_weights, t_kv, t_comm = terms
     warnings = []
     if spec.max_context and I + O > spec.max_context:
         warnings.append(
@@ -250,23 +233,100 @@ def serve(
             f"does not fit: {memory / 1e9:,.1f} GB per chip needed, "
             f"{system.chip.memory_bytes / 1e9:,.1f} GB per chip available"
         )
+    return ServingTerms(
+        mode, B, I, O, system, step, pre, first, memory, bool(fits), tuple(warnings)
+    )
+
+
+def compose(terms: ServingTerms, profile: Profile | None = None) -> ServingResult:
+    """The scenario's figures from its passes, each timed under `profile` (None: ideal)."""
+    B, O, system = terms.batch, terms.output_len, terms.system
+    step_t = pass_time(terms.step, profile)
+    priced = system.price_usd_per_s > 0
+    if terms.mode == "continuous":
+        assert terms.first is not None
+        t = float(np.mean(step_t))
+        tpot, ttft = t, float(np.mean(pass_time(terms.first, profile)))
+        latency = ttft + (O - 1) * t
+        tokens_per_s = B / t
+        queue = t  # the train schedule: a step departs every period; wait at most one
+        usd_token = system.price_usd_per_s * t / B if priced else None
+    else:
+        assert terms.prefill is not None
+        ttft = float(pass_time(terms.prefill, profile, prefill=True).flat[0])
+        if terms.mode == "decode" or O == 1:
+            tpot = float(step_t.flat[0])
+            latency = ttft + (O - 1) * tpot
+        else:
+            tpot = float(np.mean(step_t))
+            latency = ttft + (O - 1) * tpot
+        if terms.mode == "decode":
+            queue = tpot
+            tokens_per_s = B / tpot
+            usd_token = system.price_usd_per_s * tpot / B if priced else None
+        else:
+            queue = latency  # a request that just missed the batch waits for it to finish
+            tokens_per_s = B * O / latency
+            usd_token = system.price_usd_per_s * latency / (B * O) if priced else None
+    t_compute, t_weights, t_kv, t_comm = _terms(terms.step)
     return ServingResult(
         tpot_s=tpot,
         ttft_s=ttft,
         request_latency_s=latency,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_chip=tokens_per_s / system.n_chips,
-        fits=bool(fits),
+        fits=terms.fits,
         bound=_bound(t_compute, t_weights + t_kv, t_comm),
         t_compute_s=t_compute,
         t_weights_s=t_weights,
         t_kv_s=t_kv,
         t_comm_s=t_comm,
         usd_per_million_output_tokens=None if usd_token is None else usd_token * 1e6,
-        memory_per_chip_bytes=memory,
+        memory_per_chip_bytes=terms.memory_per_chip_bytes,
         queue_delay_bound_s=queue,
-        warnings=tuple(warnings),
+        warnings=terms.warnings,
     )
+
+
+def serve(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int = 1,
+    *,
+    batch: int,
+    input_len: int,
+    output_len: int,
+    mode: str = "decode",
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    overlap: str = "full",
+    parallel: Parallelism | None = None,
+    comm: CommModel | None = None,
+    profile: Profile | str | None = None,
+) -> ServingResult:
+    """Predict one scenario of the contract (`mode` decode, static or continuous).
+
+    `parallel` (tp, pp, ep over the chips) adds the communication of that split and its
+    memory per chip; without it the model spreads evenly with no communication. `profile`
+    (a name from data/profiles.toml or a Profile) gives a calibrated prediction instead of the
+    ideal lower bound.
+    """
+    terms = serving_terms(
+        model,
+        hardware,
+        chips,
+        batch=batch,
+        input_len=input_len,
+        output_len=output_len,
+        mode=mode,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        overlap=overlap,
+        parallel=parallel,
+        comm=comm,
+    )
+    prof = profile if isinstance(profile, Profile) else get_profile(profile)
+    return compose(terms, prof)
 
 
 def tokens_per_verification(gamma: int, acceptance: float) -> float:
