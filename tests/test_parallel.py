@@ -84,7 +84,8 @@ def test_epoch_allreduce_latency_example() -> None:
     # 5.34 ms weight load + 3.09 ms all-reduce = 8.435 ms.
     t_reduce = 2e-6 * (math.sqrt(8) - 1) + 6e-6
     chip = gpu(1e15, 3.3e12, 450e9, 8)
-    comm = CommModel(allreduce_latency_s=t_reduce, allreduces_per_layer=4)
+    # Epoch adds the all-reduce time to the step: no overlap of communication
+    comm = CommModel(allreduce_latency_s=t_reduce, allreduces_per_layer=4, overlap="none")
     s = lr.decode_step(
         "llama-3-70b", chip, 8, batch=1, context_len=1, parallel=Parallelism.of(8), comm=comm
     )

@@ -9,7 +9,9 @@ A `Profile` holds five numbers fitted to published measurements:
 - `overhead_s`: a fixed time per pass (kernel launches, scheduling, sampling).
 
 A pass then takes `combine(t_compute / eff, t_memory / bw_eff, t_comm / comm_eff) + overhead`,
-with the same overlap rule as the ideal engine, so `ideal` is the profile (1, 1, 1, 1, 0).
+with the ideal engine's overlap of compute and memory, but communication on the critical path
+(real engines mostly wait for their all-reduces), so `ideal` differs from the profile
+(1, 1, 1, 1, 0) only by that.
 Profiles are data (`data/profiles.toml`), each with the validation rows it was fitted on and a
 range: the 10th and 90th percentiles of ln(measured / predicted) on those rows, which
 `low`/`high` predictions apply.
@@ -63,6 +65,8 @@ class Profile:
     high: float = 1.0
     fitted_on: tuple[int, ...] = ()  # validation rows (`row` of data/validation.csv)
     note: str = ""
+    # real engines mostly wait for their collectives (TP all-reduces feed the next layer)
+    comm_overlap: str = "none"
     stats: dict[str, float] = field(default_factory=dict)
 
     def values(self) -> FloatArray:
@@ -88,7 +92,7 @@ def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False)
         step.t_kv / profile.bw_eff,
         step.t_comm / profile.comm_eff,
         step.overlap,
-        comm_overlap=step.comm_overlap,
+        comm_overlap=profile.comm_overlap,
     )
     return np.asarray(t + profile.overhead_s, dtype=np.float64)
 

@@ -508,7 +508,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     ]
     for p in profiles:
         rec = profile_record(p)
-        lines.append(f"[{p.name}]")
+        lines.append(f"[{json.dumps(p.name)}]")
         for k in ("flops_eff", "prefill_eff", "bw_eff", "comm_eff", "overhead_s", "low", "high"):
             lines.append(f"{k} = {rec[k]}")
         lines.append(f"note = {json.dumps(rec['note'])}")

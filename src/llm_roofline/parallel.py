@@ -180,18 +180,21 @@ class CommModel:
     low end of what NCCL and published all-reduce timings show for small messages).
     `allreduce_latency_s` replaces the latency part of every all-reduce when a source gives one
     (Epoch AI's `2 µs·(√n − 1) + 6 µs`). `allreduces_per_layer` replaces the 1 (parallel
-    block) / 2 (serial block) count. `overlap`: "none" puts communication on the critical path
-    (each layer's all-reduce feeds the next layer); "full" hides it under compute and memory
-    traffic (two micro-batches in flight, as DeepSeek's serving does). `layout` chooses the
-    ESTI layout on torus machines.
+    block) / 2 (serial block) count. `overlap`: "full" (the default) hides communication under
+    compute and memory traffic, as two micro-batches in flight can (DeepSeek's and SGLang's
+    two-batch overlap): the lowest time any schedule reaches, so the ideal stays a lower
+    bound; "none" puts it on the critical path (one micro-batch: each layer's all-reduce feeds
+    the next layer), as Epoch's and kipply's examples count it. `layout` chooses the ESTI
+    layout on torus machines.
     """
 
     scale_up_latency_s: float = 1e-6
     scale_out_latency_s: float = 5e-6
     allreduce_latency_s: float | None = None
     allreduces_per_layer: int | None = None
-    overlap: str = "none"
+    overlap: str = "full"
     layout: str = "auto"
+    dispatch_bytes: float = 1.0  # MoE dispatch in FP8 (DeepEP); the combine returns 16 bits
 
     def __post_init__(self) -> None:
         for name in ("scale_up_latency_s", "scale_out_latency_s", "allreduce_latency_s"):
@@ -222,12 +225,19 @@ def link(chip: Chip, group: int, comm: CommModel) -> tuple[float, float]:
     if group <= chip.scale_up_domain and chip.scale_up_bw > 0:
         return chip.scale_up_bw, comm.scale_up_latency_s
     if chip.scale_out_bw > 0:
-        return chip.scale_out_bw, comm.scale_out_latency_s
+        return network_link(chip, comm)
     raise InputError(
         f"a group of {group} chips leaves the {chip.scale_up_domain}-chip scale-up domain of "
         f"{chip.id}, and the catalog has no scale-out bandwidth for it",
         field="chips",
     )
+
+
+def network_link(chip: Chip, comm: CommModel) -> tuple[float, float]:
+    """The scale-out link (bandwidth per chip per direction, latency α)."""
+    if chip.scale_out_bw > 0:
+        return chip.scale_out_bw, comm.scale_out_latency_s
+    raise InputError(f"the catalog has no scale-out bandwidth for {chip.id}", field="chips")
 
 
 def allreduce_time(
@@ -329,16 +339,40 @@ def comm_time(
         sent = per_chip * (par.tp - 1) / par.tp
         total = total + spec.n_layers / par.pp * alltoall_time(par.tp, sent, bw, alpha)
     if par.ep > 1:
-        bw, alpha = link(chip, par.stage_chips, comm)
-        for g in spec.groups:
-            if g.ffn.is_moe:
-                # each chip sends each token's hidden state once to every other expert group
-                # its k experts fall in (expected ep · (1 − (1 − 1/ep)^k) groups, the share
-                # (ep − 1)/ep of them remote); dispatch and combine
-                groups = par.ep * (1.0 - (1.0 - 1.0 / par.ep) ** g.ffn.top_k)
-                sent = t / par.stage_chips * groups * D * ACT_BYTES * (par.ep - 1) / par.ep
-                total = total + g.count / par.pp * 2 * alltoall_time(par.ep, sent, bw, alpha)
+        total = total + _expert_alltoall(spec, chip, par, t, comm)
     if par.pp > 1:
         bw, alpha = link(chip, par.chips, comm)  # a hop leaves the stage
         total = total + alpha + t / par.stage_chips * D * ACT_BYTES / bw
+    return total
+
+
+def _expert_alltoall(
+    spec: ModelSpec, chip: Chip, par: Parallelism, t: FloatArray, comm: CommModel
+) -> FloatArray:
+    """EP dispatch (`dispatch_bytes` per value) and combine (16 bits) of every MoE layer.
+
+    Each token's hidden state goes once to every other expert group its k experts fall in:
+    ep · (1 − (1 − 1/ep)^k) groups expected, (ep − 1)/ep of them remote. When the stage spans
+    several scale-up domains the exchange is hierarchical, as DeepEP's is: a token crosses the
+    network once per other domain it needs (d domains: d · (1 − (1 − 1/d)^k) · (d − 1)/d), and
+    is forwarded inside a domain over the scale-up link.
+    """
+    D = spec.d_model
+    total = np.zeros_like(t)
+    per_chip = t / par.stage_chips
+    domains = math.ceil(par.stage_chips / chip.scale_up_domain)
+    for g in spec.groups:
+        if not g.ffn.is_moe:
+            continue
+        k = g.ffn.top_k
+        if domains <= 1:
+            bw, alpha = link(chip, par.stage_chips, comm)
+            hit = par.ep * (1.0 - (1.0 - 1.0 / par.ep) ** k) * (par.ep - 1) / par.ep
+            values = per_chip * hit * D
+        else:
+            bw, alpha = network_link(chip, comm)
+            hit = domains * (1.0 - (1.0 - 1.0 / domains) ** k) * (domains - 1) / domains
+            values = per_chip * hit * D
+        for nbytes in (comm.dispatch_bytes, ACT_BYTES):  # dispatch, then combine
+            total = total + g.count / par.pp * alltoall_time(par.ep, values * nbytes, bw, alpha)
     return total
