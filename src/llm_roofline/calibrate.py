@@ -112,13 +112,12 @@ def _profiles() -> dict[str, Profile]:
         try:
             out[name] = Profile(
                 name=name,
-                **{p: float(rec[p]) for p in PARAMETERS},
                 low=float(rec.get("low", 1.0)),
                 high=float(rec.get("high", 1.0)),
                 fitted_on=tuple(int(r) for r in rec.get("fitted_on", [])),
                 note=str(rec.get("note", "")),
                 stats={k: float(v) for k, v in rec.get("stats", {}).items()},
-            )
+            ).with_values(np.asarray([float(rec[p]) for p in PARAMETERS]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"profile {name!r} is malformed: {exc}", field=name) from None
     return out
