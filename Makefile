@@ -9,7 +9,9 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[cli,plot,dev]'
+	# the CPU build of torch for `measure` (pinned: a looser request can pull a CUDA build)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[cli,plot,measure,dev]'
 	touch $(STAMP)
 
 ## demo: set up and run the main job on the built-in defaults

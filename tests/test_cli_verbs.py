@@ -294,7 +294,7 @@ BAD_CELLS = [
     ("input_len", "0", "input_len"),
     ("output_len", "1e99", "output_len"),
     ("mode", "burst", "mode"),
-    ("engine", "calibrated", "engine"),
+    ("engine", "calibratd", "engine"),
 ]
 
 
@@ -330,7 +330,7 @@ BAD_FLAGS = [
     ("report", "--overlap", "some"),
     ("report", "--price", "free"),
     ("predict", "--mode", "burst"),
-    ("predict", "--engine", "calibrated"),
+    ("predict", "--engine", "calibratd"),
     ("predict", "--batch", "0"),
     ("predict", "--input-len", "-3"),
     ("predict", "--output-len", "1.5"),

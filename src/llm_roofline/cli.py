@@ -808,7 +808,11 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--input-len", type=_positive_int)
     pr.add_argument("--output-len", type=_positive_int)
     pr.add_argument("--mode", default="decode", choices=["decode", "static", "continuous"])
-    pr.add_argument("--engine", default="ideal", choices=["ideal"])
+    pr.add_argument(
+        "--engine",
+        default="ideal",
+        help="ideal (a lower bound), calibrated, or a profile of data/profiles.toml",
+    )
     pr.add_argument("--json", action="store_true")
     pr.set_defaults(func=_cmd_predict)
 
@@ -852,7 +856,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     me = sub.add_parser("measure", help="measure this machine and a real decode (needs torch)")
     me.add_argument("--model", default="llama-3.1-8b", help="catalog id or config.json path")
-    me.add_argument("--layers", type=_positive_int, help="keep only the first N layers")
+    me.add_argument(
+        "--layers",
+        type=_positive_int,
+        default=2,
+        help="keep only the first N layers (default 2: fits a laptop)",
+    )
     me.add_argument("--batch", type=_int_list, default=[1, 4, 16])
     me.add_argument("--context", type=_int_list, default=[128, 1024])
     me.add_argument("--dtype", default="fp32", choices=["fp32", "bf16", "fp16"])

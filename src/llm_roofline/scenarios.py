@@ -24,7 +24,6 @@ from .roofline import MAX_SIZE
 from .serving import MODES, serve
 
 __all__ = [
-    "ENGINES",
     "INPUT_COLUMNS",
     "OUTPUT_COLUMNS",
     "RowError",
@@ -74,7 +73,6 @@ OUTPUT_COLUMNS = (
     "t_comm_s",
     "usd_per_million_output_tokens",
 )
-ENGINES = ("ideal",)
 _INT_COLUMNS = ("chips", "tp", "pp", "ep", "batch", "input_len", "output_len")
 _EXTRA = "__extra_cells__"
 
@@ -142,13 +140,13 @@ def _normalise(raw: Mapping[str, Any], line: int) -> tuple[dict[str, Any], RowEr
         return row, RowError(
             line, "mode", f"must be one of {', '.join(MODES)}, got {row['mode']!r}"
         )
-    if row["engine"] not in ENGINES:
+    from .calibrate import list_profiles
+
+    if row["engine"].lower() not in list_profiles():
         return row, RowError(
             line,
             "engine",
-            f"must be one of {', '.join(ENGINES)} (calibrated "
-            f"profiles are not available yet), got "
-            f"{row['engine']!r}",
+            f"must be one of {', '.join(list_profiles())}, got {row['engine']!r}",
         )
     return row, None
 
@@ -184,6 +182,7 @@ def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
             weight_dtype=inputs["weight_dtype"],
             kv_dtype=inputs["kv_dtype"],
             parallel=par,
+            profile=inputs["engine"].lower(),
         )
     except LlmRooflineError as exc:
         named = getattr(exc, "field", None)

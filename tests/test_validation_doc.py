@@ -1,0 +1,77 @@
+"""docs/validation.md quotes `llm-roofline validate`: re-run it and compare every number."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "validation.md"
+
+
+def _validate(*args: str) -> dict:  # type: ignore[type-arg]
+    cmd = [sys.executable, "-m", "llm_roofline.cli", "validate", "--json", *args]
+    return json.loads(
+        subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=600).stdout
+    )
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return " ".join(DOC.read_text().split())
+
+
+def test_ideal_numbers(text: str) -> None:
+    s = _validate()["summary"]
+    assert f"holds **{s['rows']}** rows" in text
+    assert f"**{s['ceiling_rows']}** rows come from max-throughput tables" in text
+    scored = int(s["overall"]["rows"])
+    assert f"leaves **{scored}** scored rows" in text
+    assert (
+        f"| all {scored} scored rows | **{s['overall']['median']:.3f}** | "
+        f"**{s['overall']['p90']:.3f}** |" in text
+    )
+    hw = s["by_hardware"]
+    assert f"**{hw['rtx-4090']['median']:.3f}** (RTX 4090" in text
+    assert f"**{hw['b200']['median']:.3f}** (B200" in text
+    assert (
+        f"**Predicted slower than measured: {s['slower_than_measured']} of {s['rows']} rows "
+        f"({s['slower_than_measured_share']:.1%}).**" in text
+    )
+
+
+def test_calibrated_and_cross_validation_numbers(text: str) -> None:
+    out = _validate("--engine", "calibrated", "--cv")
+    s, cv = out["summary"], out["cross_validation"]
+    scored = int(s["overall"]["rows"])
+    assert (
+        f"| all {scored} scored rows (fitted on them) | **{s['overall']['median']:.3f}** | "
+        f"**{s['overall']['p90']:.3f}** |" in text
+    )
+    h = cv["held_out"]
+    assert (
+        f"| held out: leave-one-source-out | **{h['median']:.3f}** | **{h['p90']:.3f}** |" in text
+    )
+    assert f"each of the {len(cv['sources'])} sources" in text
+    by_src = {k.split("/blob/")[0] + k[-40:]: v for k, v in cv["sources"].items()}
+    medians = {f"{v['median']:.3f}" for v in by_src.values()}
+    assert "**0.615**" in text and "0.615" in medians
+    assert "**1.268**" in text and "1.268" in medians
+    fam = s["by_engine_family"]
+    assert f"LMDeploy **{fam['lmdeploy']['median']:.3f}**" in text
+    assert f"llama.cpp **{fam['llama.cpp']['median']:.3f}**" in text
+    assert f"TensorRT-LLM **{fam['tensorrt-llm']['median']:.3f}**" in text
+
+
+def test_unmapped_rows_are_listed(text: str) -> None:
+    unmapped = (DOC.parent / "validation-unmapped.md").read_text()
+    n = sum(
+        1
+        for line in unmapped.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip().isdigit()
+    )
+    assert f"The **{n}** rows that could not be mapped" in text
+    assert n + len(__import__("llm_roofline.validate").validate.load_rows()) == 329
