@@ -299,8 +299,11 @@ def _sharded(
     t_kv = kv / pp * kv_bytes / bw
     t_comm = comm_time(spec, chip, par, tokens, comm, w_bytes, group_tokens=tokens_g)
     shape = np.broadcast_shapes(*(np.shape(x) for x in (t_matmul, t_attn, t_weights, t_kv, t_comm)))
+    # decode: a token crosses the pp stages one after another (pp stage times). A prefill can
+    # be pipelined in chunks so that the stages work at once: its bound is one stage's time.
+    stages = pp if pipeline_fill else 1
     terms = [
-        np.broadcast_to(np.asarray(x, dtype=np.float64) * pp, shape)
+        np.broadcast_to(np.asarray(x, dtype=np.float64) * stages, shape)
         for x in (t_matmul, t_attn, t_weights, t_kv, t_comm)
     ]
     t_step, bound = _combine(
@@ -421,7 +424,8 @@ def prefill(
     `all_logits`: run the LM head for every new token (speculative verification scores every
     drafted position), not only each sequence's last.
 
-    With `parallel`, the batch crosses the pp stages one after the other (pp stage times).
+    With `parallel` and pp stages, the prompt is taken as pipelined in chunks, so the stages
+    work at once: the bound is one stage's time for the whole batch.
 
     Compute: 2·N_multiplied per token (the LM head only for each sequence's last token, the one
     whose logits are sampled) plus causal attention (token j sees the keys its span allows).

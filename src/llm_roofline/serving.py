@@ -419,7 +419,7 @@ def speculative_decode(
         dkw = dict(kw, parallel=None) if d is not spec else kw
         steps = decode_step(d, system, batch=B, context_len=S + np.arange(gamma), **dkw)
         t_draft = float(np.sum(steps.t_step))
-    t_verify = float(verify.t_step[()])
+    t_verify = float(verify.t_step[()]) * pp
     tpot = (t_verify + t_draft) / E
     t_plain = float(plain.t_step[()])
     return SpeculativeResult(
