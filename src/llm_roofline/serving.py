@@ -408,8 +408,16 @@ def speculative_decode(
         "parallel": parallel,
         "comm": comm,
     }
+    pp = parallel.pp if parallel is not None else 1
+    # verification rides the decode pipeline: micro-batches of B / pp cross pp stages
     verify = prefill(
-        spec, system, batch=B, prompt_len=gamma + 1, cached_len=S, all_logits=True, **kw
+        spec,
+        system,
+        batch=-(-B // pp),
+        prompt_len=gamma + 1,
+        cached_len=S,
+        all_logits=True,
+        **kw,
     )
     plain = decode_step(spec, system, batch=B, context_len=S, **kw)
     if draft is None:
