@@ -429,6 +429,21 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     return fig
 
 
+def _save(fig: Any, path_stem: str | Path) -> list[Path]:
+    """Write a figure as PNG and SVG next to each other, and close it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    paths = []
+    for ext in ("png", "svg"):
+        path = Path(f"{path_stem}.{ext}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=120)
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
 def write_frontier_figure(result: Any, title: str, path_stem: str | Path) -> list[Path]:
     """The search's frontier (`optimize.search`): tokens/s per user against $ per million
     tokens, and against tokens/s per chip; every evaluated point in grey. PNG and SVG."""
@@ -474,15 +489,7 @@ def write_frontier_figure(result: Any, title: str, path_stem: str | Path) -> lis
     b.set_xlabel("output tokens/s per chip")
     a.legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    paths = []
-    for ext in ("png", "svg"):
-        path = Path(f"{path_stem}.{ext}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=120)
-        paths.append(path)
-    plt.close(fig)
-    return paths
+    return _save(fig, path_stem)
 
 
 def write_validation_figure(results: Any, title: str, path_stem: str | Path) -> list[Path]:
@@ -531,15 +538,7 @@ def write_validation_figure(results: Any, title: str, path_stem: str | Path) -> 
         )
     axes[1].legend(fontsize=6, ncol=2, loc="upper left")
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    paths = []
-    for ext in ("png", "svg"):
-        path = Path(f"{path_stem}.{ext}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=120)
-        paths.append(path)
-    plt.close(fig)
-    return paths
+    return _save(fig, path_stem)
 
 
 _DRAW = {
@@ -570,7 +569,6 @@ def write_figures(
     The three cost figures need a price: a chip without one gets only the first two.
     """
     _use_agg()
-    import matplotlib.pyplot as plt
 
     p = PlotSpec(
         get_model(model), as_system(hardware, chips), context_len, weight_dtype, kv_dtype, overlap
@@ -581,11 +579,5 @@ def write_figures(
     for name in FIGURES:
         if name in NEEDS_PRICE and not p.system.chip.price_usd_per_s > 0:
             continue
-        fig = _DRAW[name](p)
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            path = out / f"{prefix}{name}.{ext}"
-            fig.savefig(path, dpi=120)
-            paths.append(path)
-        plt.close(fig)
+        paths += _save(_DRAW[name](p), out / f"{prefix}{name}")
     return paths
