@@ -4,26 +4,33 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check bench fmt clean
+.PHONY: demo test check bench fmt clean chromium screenshot
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# the CPU build of torch for `measure` (pinned: a looser request can pull a CUDA build)
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[cli,plot,measure,dev]'
+	$(BIN)/pip install --quiet -e '.[cli,plot,measure,web,dev]'
 	touch $(STAMP)
 
 ## demo: set up and run the main job on the built-in defaults
 demo: $(STAMP)
 	$(BIN)/llm-roofline demo
 
+## chromium: Debian's Chromium for the browser test (installed with apt-get when missing)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+		|| { echo "could not install chromium: install it, or run as root"; exit 1; }; }
+
 ## test: set up and run the test suite
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q
 
 ## check: format check, lint, types, tests
-check: $(STAMP)
+check: $(STAMP) chromium
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
@@ -39,6 +46,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/sweep.py
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/optimize.py
+	$(BIN)/python benchmarks/web_load.py
+
+## screenshot: the browser test, keeping its screenshot for the README
+screenshot: $(STAMP) chromium
+	LLM_ROOFLINE_SCREENSHOT=docs/figures/web.png $(BIN)/python -m pytest -q tests/test_web_e2e.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,7 @@
 """The `llm-roofline` command line: a thin front end over the library (no formulas here).
 
-Verbs: models, hardware, report, predict, sweep, optimize, validate, calibrate, measure, demo.
+Verbs: models, hardware, report, predict, sweep, optimize, validate, calibrate, measure, serve,
+demo.
 Tables use `rich` when it is installed (extra `cli`) and plain aligned text otherwise;
 `--json` prints what a program reads. Bad input exits with code 2 and one line on stderr,
 never a traceback. matplotlib, rich and torch are imported only inside the verbs that need
@@ -595,6 +596,27 @@ def _cmd_measure(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .errors import InputError
+
+    try:
+        import uvicorn
+    except ImportError:
+        raise InputError(
+            "the web page needs: pip install 'llm-roofline[web]'", field="serve"
+        ) from None
+    from .web import create_app
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"llm-roofline: warning: serving on {args.host}, reachable beyond this machine",
+            file=sys.stderr,
+        )
+    print(f"llm-roofline: http://{args.host}:{args.port}/ (API docs at /docs)", file=sys.stderr)
+    uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from .report import SWEEP_COLUMNS, sweep
 
@@ -871,6 +893,11 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--hardware-id", default="this-machine")
     me.add_argument("--json", action="store_true")
     me.set_defaults(func=_cmd_measure)
+
+    sv = sub.add_parser("serve", help="the interactive page and its JSON API (extra `web`)")
+    sv.add_argument("--host", default="127.0.0.1", help="default: loopback only")
+    sv.add_argument("--port", type=_positive_int, default=8000)
+    sv.set_defaults(func=_cmd_serve)
 
     d = sub.add_parser("demo", help="report the lecture's example and a common deployment")
     d.add_argument("--out", default="out", help="folder for the figures (default: out)")
