@@ -50,6 +50,7 @@ _ARCH: dict[str, _Arch] = {
     "qwen3_moe": _Arch(qk_norm=True),
     "deepseek_v2": _Arch(),
     "deepseek_v3": _Arch(),
+    "deepseek_v32": _Arch(),  # DeepSeek-V3.2: V3 with sparse attention (index_* fields)
     "kimi_k2": _Arch(),
     "gemma": _Arch(tie_default=True),
     "gemma2": _Arch(tie_default=True, norms_per_layer=4),
@@ -287,6 +288,16 @@ def _vision_params(cfg: Mapping[str, Any], text_D: int, src: str) -> tuple[int, 
     return 0, f"vision tower of type {vt!r} not counted"
 
 
+def _sparse(cfg: Mapping[str, Any], src: str) -> tuple[int, int, int]:
+    """DeepSeek sparse attention: `index_topk` tokens selected by an indexer of
+    `index_n_heads` × `index_head_dim` (absent: dense attention, all zeros)."""
+    topk = _opt_int(cfg, ("index_topk",), src)
+    if topk is None:
+        return 0, 0, 0
+    heads = _int(cfg, ("index_n_heads",), "indexer heads", src)
+    return topk, heads, _int(cfg, ("index_head_dim",), "indexer head dim", src)
+
+
 def spec_from_config(
     cfg: Mapping[str, Any], name: str | None = None, source: str = "config.json"
 ) -> ModelSpec:
@@ -322,6 +333,7 @@ def spec_from_config(
         d_nope = _int(c, ("qk_nope_head_dim",), "MLA no-rope head dim", source)
         d_rope = _int(c, ("qk_rope_head_dim",), "MLA rope head dim", source)
         d_v = _int(c, ("v_head_dim",), "MLA value head dim", source)
+        topk, idx_heads, idx_dim = _sparse(c, source)
         attn = Attention(
             kind="mla",
             n_heads=H,
@@ -331,6 +343,9 @@ def spec_from_config(
             q_lora_rank=_opt_int(c, ("q_lora_rank",), source) or 0,
             kv_lora_rank=kv_lora,
             rope_head_dim=d_rope,
+            sparse_topk=topk,
+            indexer_heads=idx_heads,
+            indexer_head_dim=idx_dim,
         )
     else:
         K = _opt_int(c, _KV_HEADS, source)

@@ -40,6 +40,11 @@ class Attention:
     o_bias: bool = False
     qk_norm: bool = False  # Qwen3, Gemma 3: an RMSNorm of d_h on q and k
     sinks: bool = False  # gpt-oss: one learned logit per head
+    # sparse attention (DeepSeek's DSA): a small indexer scores every cached token, the main
+    # attention reads only the `sparse_topk` it selects
+    sparse_topk: int = 0
+    indexer_heads: int = 0
+    indexer_head_dim: int = 0
 
     def params(self, D: int) -> int:
         """Parameters of one attention layer (all multiplied per token)."""
@@ -82,6 +87,10 @@ class Attention:
         if self.kind == "mla":
             return 2 * H * (self.kv_lora_rank + self.rope_head_dim) + 2 * H * self.kv_lora_rank
         return 2 * H * self.head_dim + 2 * H * self.v_head_dim
+
+    def indexer_flops_per_context_token(self) -> int:
+        """The sparse-attention indexer's score of one cached token: 2 · heads · head dim."""
+        return 2 * self.indexer_heads * self.indexer_head_dim
 
     def prefill_flops_per_context_token(self) -> int:
         """Prefill with the latent expanded per token (MLA without absorption): 2·H·(d_qk + d_v)."""
@@ -317,8 +326,10 @@ class ModelSpec:
 
     @property
     def kv_elements_per_token(self) -> int:
-        """KV elements one token adds to the cache, all layers, ignoring windows."""
-        return self.n_layers * self.attention.kv_elements_per_token()
+        """KV elements one token adds to the cache, all layers, ignoring windows (with the
+        sparse-attention indexer's key, when there is one)."""
+        a = self.attention
+        return self.n_layers * (a.kv_elements_per_token() + a.indexer_head_dim)
 
     def kv_bytes_per_token(self, kv_bytes: float) -> float:
         """Bytes one token adds to the cache (all layers, before any window evicts it)."""
@@ -328,19 +339,44 @@ class ModelSpec:
         """KV elements a sequence of `context` tokens holds: sliding layers keep the last W,
         chunked layers the S mod W tokens of the current chunk."""
         s = np.asarray(context, dtype=np.float64)
-        per_layer = self.attention.kv_elements_per_token()
+        per_layer = self.attention.kv_elements_per_token() + self.attention.indexer_head_dim
         total = np.zeros_like(s)
         for g in self.groups:
             total = total + g.count * per_layer * g.cached_keys(s)
         return np.asarray(total, dtype=np.float64)
 
+    def kv_elements_read(self, context: ArrayLike) -> FloatArray:
+        """KV elements one decode token reads: every cached key of its span, except that
+        sparse attention reads the latent of only the `sparse_topk` tokens the indexer picks
+        (and the indexer's small key of every token)."""
+        a = self.attention
+        if not a.sparse_topk:
+            return self.kv_elements_per_sequence(context)
+        s = np.asarray(context, dtype=np.float64)
+        total = np.zeros_like(s)
+        for g in self.groups:
+            keys = g.cached_keys(s)
+            total = total + g.count * (
+                a.kv_elements_per_token() * np.minimum(keys, a.sparse_topk)
+                + a.indexer_head_dim * keys
+            )
+        return np.asarray(total, dtype=np.float64)
+
     def decode_attention_flops(self, context: ArrayLike) -> FloatArray:
         """Attention FLOPs of one decode token against `context` cached tokens (all layers)."""
         s = np.asarray(context, dtype=np.float64)
-        per = self.attention.decode_flops_per_context_token()
+        a = self.attention
+        per = a.decode_flops_per_context_token()
         total = np.zeros_like(s)
         for g in self.groups:
-            total = total + g.count * per * g.cached_keys(s)
+            keys = g.cached_keys(s)
+            if a.sparse_topk:  # the indexer scores every key; attention uses the top k
+                total = total + g.count * (
+                    per * np.minimum(keys, a.sparse_topk)
+                    + a.indexer_flops_per_context_token() * keys
+                )
+            else:
+                total = total + g.count * per * keys
         return np.asarray(total, dtype=np.float64)
 
     def prefill_attention_flops(self, T: ArrayLike, S0: ArrayLike = 0) -> FloatArray:
@@ -356,6 +392,10 @@ class ModelSpec:
         total: FloatArray = np.zeros(np.broadcast(np.asarray(T), s0).shape)
         for g in self.groups:
             pairs = causal_pairs(T, S0, g.window, g.chunked)
+            if a.sparse_topk:  # each query attends to at most top-k keys, the indexer to all
+                selected = causal_pairs(T, S0, min(g.window or a.sparse_topk, a.sparse_topk))
+                total = total + g.count * a.indexer_flops_per_context_token() * pairs
+                pairs = selected
             flops = per * pairs
             if a.kind == "mla":
                 expanded = flops + a.latent_expand_flops_per_token() * g.cached_keys(s0)

@@ -290,7 +290,7 @@ def _sharded(
         read = read + g.count / pp * touched * local * g.ffn.expert_params(D) / par.expert_tp
     t_weights = np.asarray(read * w_bytes / bw, dtype=np.float64)
     # KV: decode reads each cache; prefill reads its cached part and writes its new tokens
-    per_seq_d = spec.kv_elements_per_sequence(S)
+    per_seq_d = spec.kv_elements_read(S)
     per_seq_p = spec.kv_elements_per_sequence(S0) + T * spec.kv_elements_per_token
     if par.kv_batch_shard and tp > 1:  # whole sequences per chip: the fullest holds ceil
         kv = share(nd_g / tp) * per_seq_d + share_p(npf_g / tp) * per_seq_p
@@ -399,7 +399,7 @@ def decode_step(
     t_matmul = 2.0 * spec.params_multiplied * B / flops  # 2 FLOP per multiply-add
     t_attn = B * spec.decode_attention_flops(S) / flops
     t_weights = spec.params_read(B) * w_bytes / bw  # MoE: experts touched by B tokens
-    t_kv = B * spec.kv_elements_per_sequence(S) * kv_bytes / bw
+    t_kv = B * spec.kv_elements_read(S) * kv_bytes / bw
     return _step(system, mode, B, np.ones(()), t_matmul, t_attn, t_weights, t_kv)
 
 
@@ -556,7 +556,7 @@ def mixed_step(
     attn += P * float(spec.prefill_attention_flops(T, 0.0))
     t_attn = np.asarray(attn / flops)
     t_weights = np.asarray(float(spec.params_read(tokens)) * w_bytes / bw)
-    kv = B * float(np.mean(spec.kv_elements_per_sequence(S))) + P * T * spec.kv_elements_per_token
+    kv = B * float(np.mean(spec.kv_elements_read(S))) + P * T * spec.kv_elements_per_token
     t_kv = np.asarray(kv * kv_bytes / bw)
     return _step(system, mode, np.asarray(B), np.ones(()), t_matmul, t_attn, t_weights, t_kv)
 
