@@ -64,6 +64,12 @@ def test_calibrated_and_cross_validation_numbers(text: str) -> None:
     medians = {f"{v['median']:.3f}" for v in by_src.values()}
     assert "**0.678**" in text and "0.678" in medians
     assert "**1.014**" in text and "1.014" in medians
+    import statistics
+
+    per_source = [v["median"] for v in cv["sources"].values()]
+    assert f"held-out medians is **{statistics.median(per_source):.3f}**" in text
+    over = sum(m > 0.15 for m in per_source)
+    assert f"**{over} of {len(per_source)}** sources are above 0.15 held out" in text
     fam = s["by_engine_family"]
     assert f"LMDeploy **{fam['lmdeploy']['median']:.3f}**" in text
     assert f"llama.cpp **{fam['llama.cpp']['median']:.3f}**" in text

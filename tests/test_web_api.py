@@ -93,7 +93,7 @@ def test_predict_sweep_optimize() -> None:
         ("/api/report", {**BODY, "hardware": "h1000"}, 400, "hardware"),
         ("/api/report", {**BODY, "chips": 0}, 422, "chips"),
         ("/api/report", {**BODY, "batch": -1}, 422, "batch"),
-        ("/api/report", {**BODY, "weight_dtype": "fp9"}, 400, "data type"),
+        ("/api/report", {**BODY, "weight_dtype": "fp9"}, 400, "weight_dtype"),
         ("/api/report", {**BODY, "overlap": "some"}, 422, "overlap"),
         ("/api/report", {**BODY, "model": None}, 400, "model"),
         (
@@ -151,6 +151,15 @@ def test_bad_input_names_the_field(path: str, body: dict, status: int, field: st
         assert any(field in [str(x) for x in d["loc"]] for d in out["detail"])
     else:
         assert out["field"] == field or field in out["detail"]
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
+def test_non_finite_numbers_are_a_4xx_not_a_crash(token: bytes) -> None:
+    # Python's json module accepts these tokens; the reply must still be a clean 4xx
+    body = b'{"model": "qwen3-8b", "hardware": "h100-sxm", "batch": 1, "context": ' + token + b"}"
+    r = client.post("/api/report", content=body, headers={"content-type": "application/json"})
+    assert 400 <= r.status_code < 500, r.text
+    assert "context" in r.text
 
 
 def test_not_json_and_too_large() -> None:

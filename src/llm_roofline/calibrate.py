@@ -61,7 +61,9 @@ class Profile:
     bw_eff: float = 1.0
     comm_eff: float = 1.0
     overhead_s: float = 0.0
-    low: float = 1.0  # multiply a prediction by these for its range (10th, 90th percentile)
+    # a predicted time times `low` and `high` is its range: the 10th and 90th percentiles of
+    # measured / predicted time on the fitted rows (a throughput is divided by them)
+    low: float = 1.0
     high: float = 1.0
     fitted_on: tuple[int, ...] = ()  # validation rows (`row` of data/validation.csv)
     note: str = ""
@@ -207,10 +209,13 @@ def fit_profile(
     start: Profile | None = None,
     note: str = "",
     fixed: dict[str, float] | None = None,
+    throughput: Any = None,
 ) -> Profile:
     """Fit a profile so that `predict(profile)` (one value per row) matches `measured`.
 
     `fixed` pins parameters the rows cannot inform (e.g. comm_eff without multi-chip rows).
+    `throughput` marks rows whose metric grows when things go faster (tokens/s): the range
+    (`low`, `high`) is taken on times, so their residuals are turned round.
     """
     m = np.asarray(measured, dtype=np.float64)
     base = start or Profile(
@@ -235,7 +240,9 @@ def fit_profile(
 
     z0 = _from_params(base.values())[free]
     best = make(nelder_mead(loss, z0))
-    resid = np.log(m / predict(best))
+    resid = np.log(m / predict(best))  # ln(measured / predicted) ...
+    if throughput is not None:  # ... as a ratio of times: measured time / predicted time
+        resid = np.where(np.asarray(throughput, dtype=bool), -resid, resid)
     return replace(
         best,
         name=name,

@@ -286,7 +286,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     res = predict_one(row)
     if res.error:
         raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
-    record = {**res.inputs, **res.outputs}
+    record = {**res.inputs, **res.outputs, **res.extra}
     if res.warning:
         print(f"llm-roofline: warning: {res.warning}", file=sys.stderr)
     if args.json:

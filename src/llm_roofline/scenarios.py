@@ -96,6 +96,7 @@ class ScenarioResult:
     outputs: dict[str, Any] = field(default_factory=dict)
     error: RowError | None = None
     warning: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # a calibrated engine's ranges
 
 
 def _int_cell(text: str, column: str) -> int:
@@ -192,6 +193,7 @@ def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
         return result
     out = res.as_dict()
     result.outputs = {c: out[c] for c in OUTPUT_COLUMNS}
+    result.extra = {k: v for k, v in out.items() if k.endswith(("_low", "_high"))}
     result.warning = "; ".join(res.warnings)
     return result
 

@@ -58,6 +58,7 @@ __all__ = [
 ]
 
 MODES = ("decode", "static", "continuous")
+PREFILL_CHUNK = 8192  # tokens per prefill pass when sizing activation memory (vLLM's default)
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,19 @@ class ServingResult:
     memory_per_chip_bytes: float
     queue_delay_bound_s: float = 0.0
     warnings: tuple[str, ...] = ()
+    # a calibrated prediction's range, as multipliers of its times (None for `ideal`)
+    time_range: tuple[float, float] | None = None
 
     def as_dict(self) -> dict[str, float | bool | str | None]:
         d = dict(self.__dict__)
         d["warnings"] = "; ".join(self.warnings)
+        rng = d.pop("time_range")
+        if rng is not None:  # times scale with the range, throughputs inversely
+            lo, hi = rng
+            for k in ("tpot_s", "ttft_s", "request_latency_s"):
+                d[f"{k}_low"], d[f"{k}_high"] = d[k] * lo, d[k] * hi
+            for k in ("output_tokens_per_s", "output_tokens_per_s_per_chip"):
+                d[f"{k}_low"], d[f"{k}_high"] = d[k] / hi, d[k] / lo
         return d
 
 
@@ -219,7 +229,9 @@ def serving_terms(
             contexts = _contexts(I + 1, O - 1)
         step = decode_step(spec, system, batch=B, context_len=contexts, **kw)
         peak = I if mode == "decode" else I + O
-        mem = memory_use(spec, system, batch=B, context_len=peak, tokens_per_seq=I, **mem_kw)
+        # activations: engines prefill in chunks of a few thousand tokens per pass
+        chunk = max(1.0, min(float(I), PREFILL_CHUNK / B))
+        mem = memory_use(spec, system, batch=B, context_len=peak, tokens_per_seq=chunk, **mem_kw)
         memory = float(mem.total.flat[0])
         fits = bool(mem.fits.flat[0])
     warnings = []
@@ -285,6 +297,7 @@ def compose(terms: ServingTerms, profile: Profile | None = None) -> ServingResul
         memory_per_chip_bytes=terms.memory_per_chip_bytes,
         queue_delay_bound_s=queue,
         warnings=terms.warnings,
+        time_range=None if profile is None else (profile.low, profile.high),
     )
 
 

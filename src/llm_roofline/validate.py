@@ -148,8 +148,8 @@ def _split(r: ValidationRow) -> Parallelism | None:
 def _terms(r: ValidationRow) -> ServingTerms:
     par = _split(r)
     batch = r.batch
-    if batch is None:  # a ceiling with no stated batch: the largest that fits
-        batch = max(
+    if batch is None or r.ceiling:  # a ceiling runs at most the largest batch that fits
+        fit = max(
             1,
             int(
                 max_batch(
@@ -163,6 +163,7 @@ def _terms(r: ValidationRow) -> ServingTerms:
                 )
             ),
         )
+        batch = fit if batch is None else min(batch, fit)
     if par is not None:
         par.check(get_model(r.model))
     return serving_terms(
@@ -293,7 +294,16 @@ def _fit(name: str, rows: Sequence[ValidationRow], note: str) -> Profile:
     predict, measured = _predictor(rows)
     multi = any(r.chips > 1 for r in rows)
     fixed = None if multi else {"comm_eff": 1.0}
-    return fit_profile(name, predict, measured, tuple(r.row for r in rows), note=note, fixed=fixed)
+    throughput = [r.metric.startswith("output_tokens_per_s") for r in rows]
+    return fit_profile(
+        name,
+        predict,
+        measured,
+        tuple(r.row for r in rows),
+        note=note,
+        fixed=fixed,
+        throughput=throughput,
+    )
 
 
 def fit_profiles(min_rows: int = 12) -> list[Profile]:

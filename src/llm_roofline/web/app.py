@@ -12,8 +12,9 @@ from typing import Any, Literal
 
 import numpy as np
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from .. import __version__
 from ..catalog import get_hardware, get_model, list_hardware, list_models, model_entry
@@ -38,22 +39,22 @@ class SystemQuery(BaseModel):
     model: str | None = Field(None, description="catalog model id", examples=["llama-3.1-8b"])
     config: dict[str, Any] | None = Field(None, description="an uploaded config.json")
     hardware: str = Field(..., description="catalog hardware id", examples=["h100-sxm"])
-    chips: int = Field(1, ge=1, le=4096)
+    chips: StrictInt = Field(1, ge=1, le=4096)
     weight_dtype: str = Field("bf16", examples=["bf16"])
     kv_dtype: str = Field("bf16", examples=["bf16"])
     price_usd_per_hour: float | None = Field(None, gt=0, le=1000)
 
 
 class ReportRequest(SystemQuery):
-    context_len: int = Field(4096, ge=1, le=10_000_000)
-    batch: int = Field(1, ge=1, le=10_000_000)
+    context_len: StrictInt = Field(4096, ge=1, le=10_000_000)
+    batch: StrictInt = Field(1, ge=1, le=10_000_000)
     overlap: Overlap = "full"
 
 
 class PredictRequest(SystemQuery):
-    batch: int = Field(..., ge=1, le=10_000_000)
-    input_len: int = Field(..., ge=1, le=10_000_000)
-    output_len: int = Field(..., ge=1, le=10_000_000)
+    batch: StrictInt = Field(..., ge=1, le=10_000_000)
+    input_len: StrictInt = Field(..., ge=1, le=10_000_000)
+    output_len: StrictInt = Field(..., ge=1, le=10_000_000)
     mode: Literal["decode", "static", "continuous"] = "decode"
     tp: int | None = Field(None, ge=1)
     pp: int | None = Field(None, ge=1)
@@ -62,14 +63,14 @@ class PredictRequest(SystemQuery):
 
 
 class SweepRequest(SystemQuery):
-    batches: list[int] = Field(..., min_length=1, max_length=64)
-    contexts: list[int] = Field(..., min_length=1, max_length=64)
+    batches: list[StrictInt] = Field(..., min_length=1, max_length=64)
+    contexts: list[StrictInt] = Field(..., min_length=1, max_length=64)
     overlap: Overlap = "full"
 
 
 class OptimizeRequest(SystemQuery):
-    max_chips: int = Field(8, ge=1, le=512)
-    context_len: int = Field(4096, ge=1, le=10_000_000)
+    max_chips: StrictInt = Field(8, ge=1, le=512)
+    context_len: StrictInt = Field(4096, ge=1, le=10_000_000)
     tpot_ms: float | None = Field(None, gt=0)
     ttft_ms: float | None = Field(None, gt=0)
 
@@ -82,7 +83,19 @@ def _spec(req: SystemQuery) -> ModelSpec:
     return get_model(req.model)
 
 
+def _check_dtypes(req: SystemQuery) -> None:
+    from ..dtypes import get_dtype
+    from ..errors import UnknownIdError
+
+    for name in ("weight_dtype", "kv_dtype"):
+        try:
+            get_dtype(getattr(req, name))
+        except UnknownIdError as exc:
+            raise ConfigError(str(exc), field=name) from None
+
+
 def _chip(req: SystemQuery) -> Chip:
+    _check_dtypes(req)
     chip = get_hardware(req.hardware)
     return chip.with_price(req.price_usd_per_hour) if req.price_usd_per_hour else chip
 
@@ -133,6 +146,13 @@ def create_app() -> FastAPI:
     async def library_error(request: Request, exc: LlmRooflineError) -> JSONResponse:
         field = getattr(exc, "field", None) or getattr(exc, "kind", None) or "body"
         return JSONResponse({"detail": str(exc), "field": field}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI echoes the bad input back; NaN or Infinity there cannot be written as JSON
+        detail = [{k: v for k, v in e.items() if k in ("loc", "msg", "type")} for e in exc.errors()]
+        field = next((str(e["loc"][-1]) for e in detail if e.get("loc")), "body")
+        return JSONResponse({"detail": detail, "field": field}, status_code=422)
 
     static = resources.files("llm_roofline").joinpath("web/static")
 
@@ -316,7 +336,7 @@ def create_app() -> FastAPI:
                 {"detail": res.error.message, "field": res.error.column},  # type: ignore[return-value]
                 status_code=400,
             )
-        return {**res.inputs, **res.outputs, "warning": res.warning}
+        return {**res.inputs, **res.outputs, **res.extra, "warning": res.warning}
 
     @app.post("/api/sweep")
     def sweep(req: SweepRequest) -> dict[str, Any]:
