@@ -644,6 +644,198 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- economics: prices read backwards, cache tiers, the training balance ------------------
+
+
+def _float_list(text: str) -> list[float]:
+    out = [_positive_float(x) for x in text.split(",") if x.strip()]
+    if not out:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
+    return out
+
+
+def _cmd_pricing(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .catalog import get_hardware, get_model, list_models
+    from .economics import (
+        cost_floor,
+        cost_vs_context,
+        decode_to_prefill_mfu,
+        kv_bytes_from_price_step,
+    )
+    from .errors import InputError
+
+    out: dict[str, Any] = {
+        "input_price": args.input_price,
+        "output_price": args.output_price,
+        "decode_to_prefill_mfu": decode_to_prefill_mfu(args.input_price, args.output_price),
+    }
+    lines = [
+        f"output/input price ratio {args.output_price / args.input_price:.3g}: if prices track "
+        f"cost, decode runs at {out['decode_to_prefill_mfu']:.3g} of prefill's utilisation"
+    ]
+    step = args.long_context_threshold
+    if step is not None:
+        if args.active_params is None:
+            raise InputError(
+                "a price step needs --active-params (the model's active parameters)",
+                field="active_params",
+            )
+        if args.ratio is not None:
+            ratio, why = args.ratio, "given"
+        else:
+            chip = get_hardware(args.hardware)
+            ratio, why = chip.ops_per_byte, f"{chip.id} bf16 FLOP/s ÷ bytes/s"
+        kv = kv_bytes_from_price_step(step, args.active_params, ratio)
+        out.update(
+            long_context_threshold=step,
+            flops_per_byte=ratio,
+            implied_kv_bytes_per_token=kv,
+        )
+        lines.append(
+            f"a price step at {step:,.0f} tokens, {args.active_params:.3g} active parameters, "
+            f"{ratio:.0f} FLOP/B ({why}): KV ≈ {kv:,.0f} bytes per token"
+        )
+        if args.long_output_price and args.long_input_price:
+            out["long_output_to_input"] = args.long_output_price / args.long_input_price
+        # beside it, the real KV bytes per token (bf16 cache) of the catalog's models
+        real = []
+        for mid in list_models():
+            spec = get_model(mid)
+            real.append((mid, spec.params_multiplied, spec.kv_bytes_per_token(2)))
+        out["catalog_kv_bytes_per_token_bf16"] = {m: b for m, _, b in real}
+        rows = [[m, f"{n / 1e9:.1f}B", f"{b:,.0f}", f"{b / kv:.2g}×"] for m, n, b in real]
+    if args.model is not None:
+        floor = cost_floor(
+            args.model,
+            _chip(args),
+            args.chips,
+            context_len=args.context,
+            weight_dtype=args.weight_dtype,
+            kv_dtype=args.kv_dtype,
+        )
+        out["cost_floor"] = floor
+        lines.append(
+            f"{args.model} on {args.chips} × {args.hardware} at context "
+            f"{args.context:,} (ideal, batch {floor['batch']:.0f}): "
+            f"${floor['usd_per_million_input_tokens']:.3g} per M input, "
+            f"${floor['usd_per_million_output_tokens']:.3g} per M output "
+            f"(priced ${args.input_price:g} and ${args.output_price:g})"
+        )
+        if args.out:
+            contexts = np.unique(np.geomspace(256, 1_048_576, 60).round())
+            curve = cost_vs_context(
+                args.model,
+                _chip(args),
+                contexts,
+                args.chips,
+                weight_dtype=args.weight_dtype,
+                kv_dtype=args.kv_dtype,
+            )
+            price = None
+            if step is not None and args.long_output_price:
+                price = (step, args.output_price, args.long_output_price)
+            stem = Path(args.out) / f"{args.model}_cost_vs_context"
+            from .plots import write_cost_vs_context_figure
+
+            paths = write_cost_vs_context_figure(
+                curve, f"{args.model} on {args.chips} × {_chip(args).id}", stem, price
+            )
+            lines.append("wrote " + ", ".join(str(p) for p in paths))
+    if args.json:
+        _dump_json(out)
+        return 0
+    for line in lines:
+        print(line)
+    if step is not None:
+        _table(
+            "catalog models' real KV cache (bf16) against the implied figure",
+            ["model", "active", "KV B/token", "÷ implied"],
+            rows,
+        )
+    return 0
+
+
+def _cmd_cache_tiers(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .economics import cache_costs
+
+    hold = args.hold or [float(x) for x in np.geomspace(1, 30 * 86400, 60)]
+    res = cache_costs(
+        args.model,
+        _chip(args),
+        args.chips,
+        context_len=args.context,
+        hold_s=hold,
+        weight_dtype=args.weight_dtype,
+        kv_dtype=args.kv_dtype,
+    )
+    if args.out:
+        from .plots import write_cache_tiers_figure
+
+        stem = Path(args.out) / f"{args.model}_{args.hardware}_cache_tiers"
+        title = f"{args.model}, {args.context:,}-token context, on {args.chips} × {args.hardware}"
+        for p in write_cache_tiers_figure(res, title, stem):
+            print(f"wrote {p}", file=sys.stderr)
+    if args.json:
+        res = {
+            **res,
+            "hold_s": [float(h) for h in res["hold_s"]],
+            "tiers": {
+                k: {**v, "usd": [float(x) for x in v["usd"]]} for k, v in res["tiers"].items()
+            },
+        }
+        _dump_json(res)
+        return 0
+    print(
+        f"KV cache of one {args.context:,}-token sequence: {res['kv_bytes'] / 1e9:.3g} GB; "
+        f"recomputing it (prefill) takes {res['recompute_s']:.3g} s, "
+        f"${res['recompute_usd']:.3g}"
+    )
+    _table(
+        "",
+        ["tier", "drain time", "bring back"],
+        [
+            [k, f"{v['drain_time_s']:.3g} s", f"{v['fetch_s']:.3g} s"]
+            for k, v in res["tiers"].items()
+        ],
+    )
+    picks = [
+        (h, c)
+        for i, (h, c) in enumerate(zip(res["hold_s"], res["cheapest"], strict=True))
+        if i == 0 or c != res["cheapest"][i - 1]
+    ]
+    print("cheapest: " + "; ".join(f"from {h:.3g} s: {c}" for h, c in picks))
+    return 0
+
+
+def _cmd_balance(args: argparse.Namespace) -> int:
+    from .economics import balance
+
+    r = balance(
+        args.tokens_per_s,
+        args.days,
+        args.active_params,
+        pretrain_mfu=args.pretrain_mfu,
+        inference_mfu=args.inference_mfu,
+        rl_flops_per_token=args.rl_flops_per_token,
+        rl_mfu=args.rl_mfu,
+    )
+    if args.json:
+        _dump_json(dict(r.__dict__))
+        return 0
+    print(f"inference tokens:  {r.inference_tokens:.3g}")
+    print(f"pre-training tokens at equal cost: {r.pretrain_tokens:.3g}")
+    print(f"RL tokens at equal cost: {r.rl_tokens:.3g}")
+    print(
+        f"Chinchilla (20 per parameter): {r.chinchilla_tokens:.3g}; "
+        f"over-training factor {r.overtraining:.3g}"
+    )
+    return 0
+
+
 def _cmd_models(args: argparse.Namespace) -> int:
     from .catalog import list_models, model_entry
 
@@ -898,6 +1090,53 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1", help="default: loopback only")
     sv.add_argument("--port", type=_positive_int, default=8000)
     sv.set_defaults(func=_cmd_serve)
+
+    pc = sub.add_parser("pricing", help="what API prices imply about the hardware and model")
+    pc.add_argument("--input-price", type=_positive_float, required=True, help="$ per M tokens")
+    pc.add_argument("--output-price", type=_positive_float, required=True, help="$ per M tokens")
+    pc.add_argument("--long-context-threshold", type=_positive_float, help="tokens")
+    pc.add_argument("--long-input-price", type=_positive_float)
+    pc.add_argument("--long-output-price", type=_positive_float)
+    pc.add_argument("--active-params", type=_positive_float, help="e.g. 1e11")
+    pc.add_argument("--ratio", type=_positive_float, help="FLOP/s ÷ bytes/s (default: hardware)")
+    pc.add_argument("--model", help="a catalog model for the cost floor and the figure")
+    pc.add_argument("--hardware", default="h100-sxm", help="catalog id (default h100-sxm)")
+    pc.add_argument("--chips", type=_positive_int, default=1)
+    pc.add_argument("--context", type=_positive_int, default=4096)
+    pc.add_argument("--weight-dtype", default="bf16")
+    pc.add_argument("--kv-dtype", default="bf16")
+    pc.add_argument("--price", type=_positive_float, help="USD per chip-hour (default: catalog)")
+    pc.add_argument("--out", help="folder for the cost-vs-context figure (needs --model)")
+    pc.add_argument("--json", action="store_true")
+    pc.set_defaults(func=_cmd_pricing)
+
+    ct = sub.add_parser("cache-tiers", help="where to keep a KV cache, by hold time")
+    ct.add_argument("--model", required=True)
+    ct.add_argument("--hardware", required=True)
+    ct.add_argument("--chips", type=_positive_int, default=1)
+    ct.add_argument("--context", type=_positive_int, required=True)
+    ct.add_argument("--hold", type=_float_list, help="seconds, e.g. 1,60,3600 (default 1 s-30 d)")
+    ct.add_argument("--weight-dtype", default="bf16")
+    ct.add_argument("--kv-dtype", default="bf16")
+    ct.add_argument("--price", type=_positive_float, help="USD per chip-hour (default: catalog)")
+    ct.add_argument("--out", help="folder for the figure")
+    ct.add_argument("--json", action="store_true")
+    ct.set_defaults(func=_cmd_cache_tiers)
+
+    bl = sub.add_parser(
+        "balance", help="token budgets where pre-training, RL and inference cost alike"
+    )
+    bl.add_argument("--tokens-per-s", type=_positive_float, required=True)
+    bl.add_argument("--days", type=_positive_float, required=True)
+    bl.add_argument("--active-params", type=_positive_float, required=True)
+    bl.add_argument("--pretrain-mfu", type=_positive_float, default=0.4)
+    bl.add_argument(
+        "--inference-mfu", type=_positive_float, help="default: a third of pre-training's"
+    )
+    bl.add_argument("--rl-flops-per-token", type=_positive_float, default=3.0, help="× N (2..6)")
+    bl.add_argument("--rl-mfu", type=_positive_float, help="default: inference's")
+    bl.add_argument("--json", action="store_true")
+    bl.set_defaults(func=_cmd_balance)
 
     d = sub.add_parser("demo", help="report the lecture's example and a common deployment")
     d.add_argument("--out", default="out", help="folder for the figures (default: out)")

@@ -325,6 +325,18 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     )
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ratio = float(c["step"][0] / np.min(c["step"]))
+    ax.text(
+        0.03,
+        0.3,
+        f"one sequence's decode (T = 1) costs {ratio:,.0f}× the cheapest pass per token\n"
+        "(batching shrinks that); API prices put output at about 5× input\n"
+        "(llm-roofline pricing, docs/economics.md)",
+        transform=ax.transAxes,
+        ha="left",
+        fontsize=8,
+        color="dimgrey",
+    )
     ax.set_xlabel("tokens per pass T (one sequence: decode = 1, prefill = prompt length)")
     ax.set_ylabel("$ per million tokens processed")
     ax.set_title(
@@ -581,3 +593,85 @@ def write_figures(
             continue
         paths += _save(_DRAW[name](p), out / f"{prefix}{name}")
     return paths
+
+
+def write_cost_vs_context_figure(
+    curve: dict[str, np.ndarray],
+    title: str,
+    path_stem: str | Path,
+    price: tuple[float, float, float] | None = None,
+) -> list[Path]:
+    """Cost per output token against context (from `economics.cost_vs_context`), with a
+    two-tier price on top: `price` = (threshold tokens, price below, price above), $/M."""
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    S = curve["context"]
+    ok = curve["batch"] >= 1
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.plot(
+        S[ok],
+        curve["usd_per_million_output_tokens"][ok],
+        color="black",
+        lw=3,
+        alpha=0.6,
+        label="largest batch that fits",
+    )
+    ax.plot(
+        S,
+        curve["usd_per_million_output_tokens_batch1"],
+        color="tab:orange",
+        ls="--",
+        label="batch 1",
+    )
+    if price is not None:
+        step, low, high = price
+        ax.step(
+            [S[0], step, S[-1]],
+            [low, high, high],
+            where="post",
+            color="tab:red",
+            label=f"price: \\${low:g} to \\${high:g} per M above {step:,.0f} tokens",
+        )
+    if not ok.all():
+        ax.axvline(S[~ok][0], color="grey", ls=":", lw=1)
+        ax.annotate(
+            "one sequence no longer fits",
+            (S[~ok][0], ax.get_ylim()[0]),
+            fontsize=8,
+            color="grey",
+            rotation=90,
+            va="bottom",
+            ha="right",
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("context length (tokens)")
+    ax.set_ylabel("$ per million output tokens (ideal)")
+    ax.set_title(f"Cost per output token vs context\n{title}", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return _save(fig, path_stem)
+
+
+def write_cache_tiers_figure(
+    costs: dict[str, Any], title: str, path_stem: str | Path
+) -> list[Path]:
+    """Dollars to keep a KV cache and bring it back, per tier, against hold time (from
+    `economics.cache_costs`), with the price of recomputing it as a flat line."""
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    hold = np.asarray(costs["hold_s"], dtype=np.float64)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for tid, t in costs["tiers"].items():
+        ax.plot(hold, t["usd"], label=f"{tid}: {t['name']} (drain {t['drain_time_s']:.3g} s)")
+    ax.axhline(costs["recompute_usd"], color="black", ls="--", label="recompute (prefill)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("hold time (s)")
+    ax.set_ylabel("$ per sequence (keep + bring back)")
+    ax.set_title(f"Where to keep a KV cache\n{title}", fontsize=10)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3, which="both")
+    return _save(fig, path_stem)
