@@ -58,9 +58,18 @@ def test_calibrated_is_closer_than_ideal() -> None:
     assert cal["median"] <= 0.15 and cal["p90"] <= 0.40
 
 
-def test_calibrated_ranges_bracket_the_prediction() -> None:
-    for r in validate("calibrated")[0]:
-        assert r.low <= r.predicted <= r.high
+def test_calibrated_range_covers_about_80_percent_of_its_rows() -> None:
+    # `low` and `high` are the 10th and 90th percentiles of measured/predicted time on the
+    # rows a profile was fitted on, so about 80% of those rows' measurements must fall inside
+    # [low, high] (the quantiles of ~210 rows allow a few points either way; a range turned
+    # round for throughputs would cover far fewer)
+    from llm_roofline.calibrate import get_profile
+
+    fitted = set(get_profile("calibrated").fitted_on)
+    results = [r for r in validate("calibrated")[0] if r.row.row in fitted]
+    inside = sum(r.low <= r.row.measured <= r.high for r in results)
+    assert len(results) >= 100
+    assert 0.7 <= inside / len(results) <= 0.9, inside / len(results)
 
 
 def test_shipped_profiles_name_their_rows() -> None:
