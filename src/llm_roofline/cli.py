@@ -740,7 +740,11 @@ def _cmd_pricing(args: argparse.Namespace) -> int:
             from .plots import write_cost_vs_context_figure
 
             paths = write_cost_vs_context_figure(
-                curve, f"{args.model} on {args.chips} × {_chip(args).id}", stem, price
+                curve,
+                f"{args.model} on {args.chips} × {_chip(args).id}",
+                stem,
+                price,
+                max_context=get_model(args.model).max_context,
             )
             lines.append("wrote " + ", ".join(str(p) for p in paths))
     if args.json:

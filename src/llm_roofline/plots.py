@@ -600,6 +600,7 @@ def write_cost_vs_context_figure(
     title: str,
     path_stem: str | Path,
     price: tuple[float, float, float] | None = None,
+    max_context: int | None = None,
 ) -> list[Path]:
     """Cost per output token against context (from `economics.cost_vs_context`), with a
     two-tier price on top: `price` = (threshold tokens, price below, price above), $/M."""
@@ -632,6 +633,15 @@ def write_cost_vs_context_figure(
             where="post",
             color="tab:red",
             label=f"price: \\${low:g} to \\${high:g} per M above {step:,.0f} tokens",
+        )
+    if max_context and max_context < S[-1]:
+        ax.axvspan(max_context, S[-1], color="grey", alpha=0.12, lw=0)
+        ax.annotate(
+            " beyond the trained\n max context",
+            (max_context, ax.get_ylim()[0]),
+            fontsize=8,
+            color="dimgrey",
+            va="bottom",
         )
     if not ok.all():
         ax.axvline(S[~ok][0], color="grey", ls=":", lw=1)
