@@ -1,0 +1,37 @@
+"""docs/economics.md quotes command output: re-run each command and find its lines there."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DOC = (Path(__file__).resolve().parent.parent / "docs" / "economics.md").read_text()
+CLI = [sys.executable, "-m", "llm_roofline.cli"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "pricing --input-price 3 --output-price 15",
+        "pricing --input-price 3 --output-price 15 --model llama-3.1-70b --hardware h100-sxm "
+        "--chips 8",
+        "pricing --input-price 3 --output-price 15 --long-context-threshold 200000 "
+        "--long-input-price 6 --long-output-price 22.5 --active-params 1e11 --ratio 600",
+        "cache-tiers --model llama-3.1-70b --hardware h100-sxm --context 100000",
+        "balance --tokens-per-s 5e7 --days 60 --active-params 1e11",
+    ],
+)
+def test_quoted_output_is_current(args: str) -> None:
+    out = subprocess.run(
+        [*CLI, *args.split()], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
+    # prose lines (not the rich table's box drawing, not the catalog table)
+    quoted = [ln for ln in lines if ln[0] not in "┏┃┡│└" and "catalog models" not in ln]
+    quoted = [ln for ln in quoted if not ln.startswith(("implied figure", "┏"))]
+    assert quoted
+    for ln in quoted[:4]:
+        assert ln in DOC, ln
