@@ -68,6 +68,10 @@ def test_plausible_ranges(hw_id: str) -> None:
     assert c.scale_up_domain >= 1
     if c.price_usd_per_s:
         assert 0.01 <= c.price_usd_per_s * 3600 <= 50
+        # $ per hour of one dense 16-bit PFLOP/s: H100 SXM about $2.5 ($2.5/h ÷ 0.989);
+        # a figure far outside 0.1-30 is a price or a peak off by an order of magnitude
+        usd_per_pflop_hour = c.price_usd_per_s * 3600 / (f16 / 1e15)
+        assert 0.1 <= usd_per_pflop_hour <= 30, f"{hw_id}: ${usd_per_pflop_hour:.3g}/PFLOP-h"
     if c.power_w:
         assert 20 <= c.power_w <= 3000
 
@@ -179,3 +183,18 @@ def test_dtypes_table() -> None:
         assert d.source.startswith("http"), d.name
     with pytest.raises(lr.UnknownIdError, match="q4_k_m"):
         lr.get_dtype("q4_km")
+
+
+def test_ids_unique_across_catalog_files() -> None:
+    import tomllib
+    from importlib import resources
+
+    seen: dict[str, str] = {}
+    folder = resources.files("llm_roofline").joinpath("data/hardware")
+    for f in folder.iterdir():
+        if not f.name.endswith(".toml"):
+            continue
+        for hw_id in tomllib.loads(f.read_text("utf-8")):
+            assert hw_id not in seen, f"{hw_id} in both {seen.get(hw_id)} and {f.name}"
+            seen[hw_id] = f.name
+    assert len(seen) >= 30

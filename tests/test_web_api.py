@@ -184,3 +184,17 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_error_anywhere(case: schemathesis.Case) -> None:
     case.call_and_validate(checks=[not_a_server_error])
+
+
+@pytest.mark.parametrize("config", ["hidden_size = 4096", [1, 2], 7])
+def test_an_upload_that_is_not_a_config_object_is_refused(config: object) -> None:
+    r = client.post("/api/report", json={**BODY, "model": None, "config": config})
+    assert r.status_code in (400, 422), r.text
+    assert "config" in r.text
+
+
+def test_serve_listens_on_loopback_by_default() -> None:
+    from llm_roofline.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1"

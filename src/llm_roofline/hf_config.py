@@ -114,7 +114,14 @@ def _positive_int(v: Any, name: str, src: str, *, zero_ok: bool = False) -> int:
     ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
     if not ok or v < least or int(v) != v:
         raise ConfigError(f"field {name!r} must be {kind} integer, got {v!r}", name, src)
+    if v > _LARGEST:  # no model dimension is this big: a typo or a corrupt file
+        raise ConfigError(
+            f"field {name!r} = {v!r} is larger than any model has (> 2^40)", name, src
+        )
     return int(v)
+
+
+_LARGEST = 2**40
 
 
 def _opt_int(
@@ -324,6 +331,8 @@ def spec_from_config(
 
     D = _int(c, _HIDDEN, "d_model", source)
     L = _int(c, _LAYERS, "number of layers", source)
+    if L > 100_000:  # per-layer lists are built below; the deepest real models have ~200
+        raise ConfigError(f"{L:,} layers is more than any model has (> 100,000)", "layers", source)
     H = _int(c, _HEADS, "query heads", source)
     V = _int(c, _VOCAB, "vocabulary size", source)
 
