@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check bench fmt clean chromium screenshot
+.PHONY: demo test check bench fmt clean chromium screenshot fuzz bench-peers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,9 +48,17 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/optimize.py
 	$(BIN)/python benchmarks/web_load.py
 
+## fuzz: 100,000 inputs of each kind through the config.json and scenario CSV readers
+fuzz: $(STAMP)
+	$(BIN)/python benchmarks/fuzz.py 100000
+
 ## screenshot: the browser test, keeping its screenshot for the README
 screenshot: $(STAMP) chromium
 	LLM_ROOFLINE_SCREENSHOT=docs/figures/web.png $(BIN)/python -m pytest -q tests/test_web_e2e.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+## bench-peers: side-by-side with other tools on PyPI, each in its own venv (docs/comparison.md)
+bench-peers: $(STAMP)
+	$(BIN)/python benchmarks/peers/run.py
