@@ -53,8 +53,10 @@ PEERS: dict[str, str] = {
     "servcalc": "servcalc==0.1.0",
     "ridgepoint": "ridgepoint==0.1.2",
     "genz-llm": "genz-llm==0.0.16",
-    "aiconfigurator": "aiconfigurator==0.12.0",
+    "aiconfigurator": "aiconfigurator==0.12.0",  # its measured-kernel (SILICON) mode
+    "aiconfigurator-sol": "aiconfigurator==0.12.0",  # its pure roofline (SOL) mode
 }
+VENV_OF = {"aiconfigurator-sol": "aiconfigurator"}  # peers that share another's venv
 PEER_PYTHON = "python3.11"
 HARDWARE = "h100-sxm"
 CONTEXT = 2048
@@ -386,7 +388,7 @@ def _our_version() -> str:
 
 def ensure_venv(peer: str, requirement: str) -> tuple[Path | None, str | None]:
     """Create or reuse ``.venvs/<peer>`` with ``requirement`` installed; (python, error)."""
-    venv = VENVS / peer
+    venv = VENVS / VENV_OF.get(peer, peer)
     py = venv / "bin" / "python"
     if py.exists():
         name, _, version = requirement.partition("==")

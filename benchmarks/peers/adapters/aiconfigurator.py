@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -45,13 +46,22 @@ def _model_path(sc: dict[str, Any]) -> str:
 
 
 SYSTEM = {"h100-sxm": "h100_sxm", "a100-80gb": "a100_sxm"}
+# SILICON (default): measured kernel timings; SOL: its analytic speed-of-light (roofline) mode,
+# chosen by aiconfigurator-sol.py
+DATABASE_MODE = os.environ.get("AIC_DATABASE_MODE", "SILICON")
 
 
 def _est(sc: dict[str, Any], **kw: Any) -> Any:
     from aiconfigurator.cli.api import cli_estimate
 
     logging.disable(logging.INFO)
-    args = {"mode": "static_gen", "isl": sc["context"] - 1, "osl": 2, "batch_size": sc["batch"]}
+    args = {
+        "mode": "static_gen",
+        "isl": sc["context"] - 1,
+        "osl": 2,
+        "batch_size": sc["batch"],
+        "database_mode": DATABASE_MODE,
+    }
     return cli_estimate(_model_path(sc), SYSTEM[sc["hardware"]], **(args | kw))
 
 
@@ -153,12 +163,14 @@ def predict(sc: dict[str, Any]) -> tuple[float, str]:
         osl=2,
         batch_size=sc["batch"],
         tp_size=sc["chips"],
+        database_mode=DATABASE_MODE,
         **moe,
     )
     src = "bundled config" if sc["model"] in MODEL else "local config.json"
-    note = f"cli_estimate static_gen tpot, trtllm/SILICON, TP={sc['chips']}, {src}"
+    note = f"cli_estimate static_gen tpot, trtllm/{DATABASE_MODE}, TP={sc['chips']}, {src}"
     return float(r.tpot) / 1e3, note
 
 
 if __name__ == "__main__":
-    main("aiconfigurator", "aiconfigurator", predict, PROBES)
+    name = "aiconfigurator" if DATABASE_MODE == "SILICON" else "aiconfigurator-sol"
+    main(name, "aiconfigurator", predict, PROBES)
