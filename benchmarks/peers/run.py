@@ -271,25 +271,31 @@ def probe_job() -> dict[str, Any]:
     }
 
 
-def run_probes(peer: str, py: Path) -> dict[str, Any]:
+def _run_adapter(peer: str, py: Path, job: dict[str, Any], log: str) -> dict[str, Any]:
+    """Run one adapter on one job (JSON on stdin, JSON as its last stdout line)."""
     adapter = HERE / "adapters" / f"{peer}.py"
     try:
         r = subprocess.run(
+            # -P: the adapter folder must not shadow a peer package of the same name
             [str(py), "-P", str(adapter)],
-            input=json.dumps(probe_job()),
+            input=json.dumps(job),
             capture_output=True,
             text=True,
             timeout=RUN_TIMEOUT_S,
             cwd=OUT,
         )
     except subprocess.TimeoutExpired:
-        return {"error": f"probes timed out after {RUN_TIMEOUT_S} s"}
-    (OUT / f"{peer}.probes.stderr.txt").write_text(r.stderr)
+        return {"error": f"adapter timed out after {RUN_TIMEOUT_S} s"}
+    (OUT / log).write_text(r.stderr)
     lines = r.stdout.strip().splitlines()
     if r.returncode != 0 or not lines:
         tail = r.stderr.strip().splitlines()[-1:] or ["(no output)"]
         return {"error": f"adapter exit {r.returncode}: {tail[0]}"}
     return dict(json.loads(lines[-1]))
+
+
+def run_probes(peer: str, py: Path) -> dict[str, Any]:
+    return _run_adapter(peer, py, probe_job(), f"{peer}.probes.stderr.txt")
 
 
 def render_features(res: dict[str, Any]) -> list[str]:
@@ -420,26 +426,8 @@ def ensure_venv(peer: str, requirement: str) -> tuple[Path | None, str | None]:
 def run_peer(
     peer: str, py: Path, scs: list[dict[str, Any]], repeats: int = PEER_REPEATS
 ) -> dict[str, Any]:
-    adapter = HERE / "adapters" / f"{peer}.py"
-    job = json.dumps({"scenarios": scs, "repeats": repeats, "budget_s": 5.0})
-    try:
-        r = subprocess.run(
-            # -P: the adapter folder must not shadow a peer package of the same name
-            [str(py), "-P", str(adapter)],
-            input=job,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT_S,
-            cwd=OUT,
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"adapter timed out after {RUN_TIMEOUT_S} s"}
-    (OUT / f"{peer}.stderr.txt").write_text(r.stderr)
-    lines = r.stdout.strip().splitlines()
-    if r.returncode != 0 or not lines:
-        tail = r.stderr.strip().splitlines()[-1:] or ["(no output)"]
-        return {"error": f"adapter exit {r.returncode}: {tail[0]}"}
-    return dict(json.loads(lines[-1]))
+    job = {"scenarios": scs, "repeats": repeats, "budget_s": 5.0}
+    return _run_adapter(peer, py, job, f"{peer}.stderr.txt")
 
 
 # --- report ---------------------------------------------------------------------------------
