@@ -249,6 +249,15 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     return fig
 
 
+def _cost_lines(ax: Any, x: np.ndarray, c: dict[str, Any], *labels: str) -> None:
+    """The three cost terms (dashed) and their total (thick), in $ per million tokens."""
+    w, f, k, total = labels
+    ax.plot(x, c["weights"] * PER_M, label=w, color="tab:orange", ls="--")
+    ax.plot(x, c["compute"] * PER_M, label=f, color="tab:blue", ls="--")
+    ax.plot(x, c["kv"] * PER_M, label=k, color="tab:green", ls="--")
+    ax.plot(x, c["step"] * PER_M, label=total, color="black", lw=3, alpha=0.6)
+
+
 def fig_cost_vs_batch(p: PlotSpec) -> Figure:
     _use_agg()
     import matplotlib.pyplot as plt
@@ -266,16 +275,15 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
     s = decode_step(p.model, p.system, batch=B, context_len=p.context_len, **p.kw())
     c = cost_terms(s)
     fig, ax = plt.subplots(figsize=(8, 5))
-    ax.plot(
+    _cost_lines(
+        ax,
         B,
-        c["weights"] * PER_M,
-        label="weight fetch / B" + ("" if p.model.is_moe else " (a hyperbola)"),
-        color="tab:orange",
-        ls="--",
+        c,
+        "weight fetch / B" + ("" if p.model.is_moe else " (a hyperbola)"),
+        "compute / B (floor)",
+        "KV fetch / B (floor)",
+        "cost of the step",
     )
-    ax.plot(B, c["compute"] * PER_M, label="compute / B (floor)", color="tab:blue", ls="--")
-    ax.plot(B, c["kv"] * PER_M, label="KV fetch / B (floor)", color="tab:green", ls="--")
-    ax.plot(B, c["step"] * PER_M, label="cost of the step", color="black", lw=3, alpha=0.6)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("batch B (up to the largest that fits)")
@@ -309,16 +317,15 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     s = prefill(p.model, p.system, batch=1, prompt_len=T, **p.kw())
     c = cost_terms(s)
     fig, ax = plt.subplots(figsize=(8, 5))
-    ax.plot(
+    _cost_lines(
+        ax,
         T,
-        c["weights"] * PER_M,
-        label="weight fetch per token" + ("" if p.model.is_moe else " (∝ 1/T)"),
-        color="tab:orange",
-        ls="--",
+        c,
+        "weight fetch per token" + ("" if p.model.is_moe else " (∝ 1/T)"),
+        "compute per token",
+        "KV write per token",
+        "cost of the pass",
     )
-    ax.plot(T, c["compute"] * PER_M, label="compute per token", color="tab:blue", ls="--")
-    ax.plot(T, c["kv"] * PER_M, label="KV write per token", color="tab:green", ls="--")
-    ax.plot(T, c["step"] * PER_M, label="cost of the pass", color="black", lw=3, alpha=0.6)
     ax.axvline(1, color="grey", ls=":", lw=1)
     ax.annotate(
         "decode (1 token per pass)", (1.1, ax.get_ylim()[1]), fontsize=8, va="top", color="grey"
