@@ -44,7 +44,9 @@ def test_measure_a_tiny_decode_grid(tmp_path: Path) -> None:
     # the record reads back as a catalog chip with the measured figures
     rec = tomllib.loads(rep.hardware_record("this-machine"))["this-machine"]
     chip = lr.Chip.from_record("this-machine", rec)
-    assert chip.memory_bw == pytest.approx(rep.bandwidth_bytes_per_s, rel=1e-3)
+    # the record keeps six significant figures (fixed decimals in TB/s lost up to 0.15% on
+    # this 2-core machine's ~34 GB/s, and made this check flaky)
+    assert chip.memory_bw == pytest.approx(rep.bandwidth_bytes_per_s, rel=1e-5)
     rows = rep.validation_rows("this-machine", "tiny")
     assert rows[0]["metric"] == "tpot_s" and rows[0]["measured"] == rep.points[0].measured_s
 

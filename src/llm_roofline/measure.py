@@ -87,8 +87,8 @@ class MachineReport:
             f'vendor = "measured"\nkind = "{"gpu" if self.device == "cuda" else "soc"}"\n'
             f'status = "shipping"\n'
             f"memory_capacity_gb = {self._memory_gb():.1f}\n"
-            f"memory_bandwidth_tb_per_s = {self.bandwidth_bytes_per_s / 1e12:.4f}\n"
-            f"{self.dtype}_dense_tflops = {self.flops / 1e12:.4f}\n"
+            f"memory_bandwidth_tb_per_s = {self.bandwidth_bytes_per_s / 1e12:.6g}\n"
+            f"{self.dtype}_dense_tflops = {self.flops / 1e12:.6g}\n"
             f'notes = "measured by llm-roofline measure with torch {self.torch_version}: '
             f'large copies and {self.dtype} matmuls; achieved, not datasheet, figures"\n'
             f"[{hw_id}.sources]\n"
