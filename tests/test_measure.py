@@ -6,7 +6,6 @@ import csv
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -41,9 +40,11 @@ def test_measure_a_tiny_decode_grid(tmp_path: Path) -> None:
         # a roofline from the machine's own measured peaks is a lower bound on a real step
         # (this machine: 0.10-0.33 of the measured time, Python and small-matmul overheads)
         assert p.predicted_s <= p.measured_s, (p.predicted_s, p.measured_s)
-    # the record reads back as a catalog chip with the measured figures
-    rec = tomllib.loads(rep.hardware_record("this-machine"))["this-machine"]
-    chip = lr.Chip.from_record("this-machine", rec)
+    # the record is written in the catalog's schema and loads back with get_hardware(path)
+    path = tmp_path / "this-machine.toml"
+    path.write_text(rep.hardware_record("this-machine"), encoding="utf-8")
+    chip = lr.get_hardware(path)
+    assert chip.id == "this-machine" and chip.memory_bytes > 0
     # the record keeps six significant figures (fixed decimals in TB/s lost up to 0.15% on
     # this 2-core machine's ~34 GB/s, and made this check flaky)
     assert chip.memory_bw == pytest.approx(rep.bandwidth_bytes_per_s, rel=1e-5)

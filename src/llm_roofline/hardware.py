@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import units
-from .errors import ConfigError, InputError
+from .errors import ConfigError, InputError, closest_ids
 
-__all__ = ["COMPUTE_FALLBACK", "Chip", "System"]
+__all__ = ["COMPUTE_FALLBACK", "KINDS", "RECORD_KEYS", "STATUSES", "Chip", "System"]
 
 # Keys of a catalog record that hold dense peak throughput, and the data type each is for.
 _PEAK_KEYS = {
@@ -37,11 +37,126 @@ COMPUTE_FALLBACK = ("bf16", "fp16", "fp32")
 _NATIVE_COMPUTE = {"fp32", "bf16", "fp16", "fp8", "fp4", "nvfp4", "mxfp4"}
 
 
-def _num(rec: Mapping[str, Any], key: str, hw_id: str) -> float:
+# The kinds of chip (a TPU's scale-up domain is a torus: ESTI's layouts) and release states.
+KINDS = ("gpu", "tpu", "accelerator", "soc")
+STATUSES = ("shipping", "announced")
+
+# Every key a hardware record may hold. Figures are positive numbers with the unit in the key
+# name; fp6 is kept for the record (no engine path multiplies in fp6).
+_FIGURE_KEYS = (
+    "memory_capacity_gb",
+    "memory_capacity_gib",
+    "memory_bandwidth_tb_per_s",
+    *_PEAK_KEYS,
+    "fp6_dense_tflops",
+    "scale_up_bandwidth_gb_per_s",
+    "scale_out_bandwidth_gb_per_s",
+    "power_w",
+    "price_usd_per_hour",
+)
+_INTEGER_KEYS = ("scale_up_domain_chips", "year")
+_TEXT_KEYS = (
+    "name",
+    "vendor",
+    "kind",
+    "status",
+    "memory_type",
+    "price_date",
+    "price_basis",
+    "notes",
+)
+RECORD_KEYS = frozenset((*_TEXT_KEYS, *_INTEGER_KEYS, *_FIGURE_KEYS, "estimated", "sources"))
+
+
+class _Where:
+    """Where a record came from, for one-line errors: a file (`my.toml: key ...`) or a catalog
+    id (`hardware 'x': key ...`)."""
+
+    def __init__(self, hw_id: str, source: str | None) -> None:
+        self.hw_id = hw_id
+        self.source = source
+
+    def error(self, message: str, key: str) -> ConfigError:
+        if self.source is not None:
+            return ConfigError(message, key, source=self.source)
+        return ConfigError(f"hardware {self.hw_id!r}: {message}", key)
+
+
+def _num(rec: Mapping[str, Any], key: str, where: _Where) -> float:
     v = rec[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-        raise ConfigError(f"hardware {hw_id!r}: {key} must be a positive number, got {v!r}", key)
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if not (ok and math.isfinite(v) and v > 0):
+        raise where.error(f"{key} must be a positive number, got {v!r}", key)
     return float(v)
+
+
+def _hint(key: str, prefix: str = "") -> str:
+    """' (did you mean ...?)': keys with the same first word (memory_bw -> the memory_* keys),
+    else the closest by spelling."""
+    first = key.split("_")[0]
+    near = sorted(k for k in RECORD_KEYS if k.split("_")[0] == first)
+    if not 1 <= len(near) <= 4:
+        near = closest_ids(key, RECORD_KEYS, n=2)
+    return f" (did you mean {' or '.join(prefix + k for k in near)}?)" if near else ""
+
+
+def _check_record(rec: Mapping[str, Any], where: _Where) -> None:
+    """Refuse unknown keys and values of the wrong type, naming the key."""
+    for key in rec:
+        if key not in RECORD_KEYS:
+            raise where.error(f"unknown key {key!r}{_hint(str(key))}", str(key))
+    for key in _TEXT_KEYS:
+        if key in rec and not isinstance(rec[key], str):
+            raise where.error(f"{key} must be a string, got {rec[key]!r}", key)
+    for key in _FIGURE_KEYS:
+        if key in rec:
+            _num(rec, key, where)
+    for key in _INTEGER_KEYS:
+        v = rec.get(key, 1)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise where.error(f"{key} must be a positive integer, got {v!r}", key)
+    if rec.get("kind", "gpu") not in KINDS:
+        raise where.error(f"kind must be one of {', '.join(KINDS)}, got {rec['kind']!r}", "kind")
+    if rec.get("status", "shipping") not in STATUSES:
+        raise where.error(
+            f"status must be one of {', '.join(STATUSES)}, got {rec['status']!r}", "status"
+        )
+    if "memory_capacity_gb" in rec and "memory_capacity_gib" in rec:
+        raise where.error(
+            "give memory_capacity_gb or memory_capacity_gib, not both", "memory_capacity_gib"
+        )
+    sources = rec.get("sources", {})
+    if not isinstance(sources, Mapping):
+        raise where.error(f"sources must be a table of addresses, got {sources!r}", "sources")
+    for key, address in sources.items():
+        if key not in RECORD_KEYS:
+            hint = _hint(str(key), "sources.")
+            raise where.error(f"unknown key 'sources.{key}'{hint}", f"sources.{key}")
+        if not isinstance(address, str):
+            raise where.error(f"sources.{key} must be a string, got {address!r}", f"sources.{key}")
+    estimated = rec.get("estimated", [])
+    if not isinstance(estimated, list) or not all(isinstance(k, str) for k in estimated):
+        raise where.error(f"estimated must be a list of key names, got {estimated!r}", "estimated")
+    for key in estimated:
+        if key not in RECORD_KEYS:
+            raise where.error(f"estimated names unknown key {key!r}", "estimated")
+
+
+def _unscale(si: float, scale: float) -> float | int:
+    """The figure x, in a record's unit, with x * scale == si exactly (so a record written from a
+    Chip loads back as the same Chip): the shortest decimal that does, else a neighbouring float."""
+    x = si / scale
+    for digits in range(1, 18):
+        cand = float(f"{x:.{digits}g}")
+        if cand * scale == si:
+            return int(cand) if cand.is_integer() and abs(cand) < 2**53 else cand
+    for direction in (math.inf, -math.inf):
+        cand = x
+        for _ in range(8):
+            cand = math.nextafter(cand, direction)
+            if cand * scale == si:
+                return cand
+    return x
 
 
 @dataclass(frozen=True)
@@ -67,33 +182,38 @@ class Chip:
     notes: str = ""
 
     @classmethod
-    def from_record(cls, hw_id: str, rec: Mapping[str, Any]) -> Chip:
-        """Build from a catalog TOML table (unit-suffixed keys; GB = 1e9, GiB = 2^30)."""
-        peaks = {dt: _num(rec, k, hw_id) * units.tera for k, dt in _PEAK_KEYS.items() if k in rec}
+    def from_record(cls, hw_id: str, rec: Mapping[str, Any], *, source: str | None = None) -> Chip:
+        """Build from a catalog TOML table (unit-suffixed keys; GB = 1e9, GiB = 2^30).
+
+        Unknown keys and bad values raise ConfigError naming the key; with `source` (a file
+        name) the message starts with it: `my.toml: power_w must be a positive number, got -1`.
+        """
+        where = _Where(hw_id, source)
+        _check_record(rec, where)
+        peaks = {dt: _num(rec, k, where) * units.tera for k, dt in _PEAK_KEYS.items() if k in rec}
         if not peaks:
-            raise ConfigError(
-                f"hardware {hw_id!r} has no dense peak throughput", "bf16_dense_tflops"
+            raise where.error(
+                "no dense peak throughput (bf16_dense_tflops or another *_dense_* key)",
+                "bf16_dense_tflops",
             )
         if "memory_capacity_gb" in rec:
-            mem = _num(rec, "memory_capacity_gb", hw_id) * units.GB
+            mem = _num(rec, "memory_capacity_gb", where) * units.GB
         elif "memory_capacity_gib" in rec:
-            mem = _num(rec, "memory_capacity_gib", hw_id) * units.GiB
+            mem = _num(rec, "memory_capacity_gib", where) * units.GiB
         else:
-            raise ConfigError(f"hardware {hw_id!r} lacks memory_capacity_gb", "memory_capacity_gb")
+            raise where.error("lacks memory_capacity_gb", "memory_capacity_gb")
         if "memory_bandwidth_tb_per_s" not in rec:
-            raise ConfigError(
-                f"hardware {hw_id!r} lacks memory_bandwidth_tb_per_s", "memory_bandwidth_tb_per_s"
-            )
+            raise where.error("lacks memory_bandwidth_tb_per_s", "memory_bandwidth_tb_per_s")
 
         def opt(key: str, scale: float) -> float:
-            return _num(rec, key, hw_id) * scale if key in rec else 0.0
+            return _num(rec, key, where) * scale if key in rec else 0.0
 
         return cls(
             id=hw_id,
             name=str(rec.get("name", hw_id)),
             peak_flops=peaks,
             memory_bytes=mem,
-            memory_bw=_num(rec, "memory_bandwidth_tb_per_s", hw_id) * units.TB,
+            memory_bw=_num(rec, "memory_bandwidth_tb_per_s", where) * units.TB,
             scale_up_domain=int(rec.get("scale_up_domain_chips", 1)),
             scale_up_bw=opt("scale_up_bandwidth_gb_per_s", units.GB),
             scale_out_bw=opt("scale_out_bandwidth_gb_per_s", units.GB),
@@ -107,6 +227,47 @@ class Chip:
             estimated=tuple(str(k) for k in rec.get("estimated", ())),
             notes=str(rec.get("notes", "")),
         )
+
+    def to_record(self) -> dict[str, Any]:
+        """This chip as a catalog record (unit-suffixed keys, memory in GB), the inverse of
+        from_record: `Chip.from_record(c.id, c.to_record()) == c`. Keys a Chip does not keep
+        (year, memory_type, price_basis, fp6) are not written."""
+        by_dtype = {dt: key for key, dt in _PEAK_KEYS.items()}
+        odd = sorted(set(self.peak_flops) - set(by_dtype))
+        if odd:
+            raise ConfigError(
+                f"{self.id}: a record has no key for a {', '.join(odd)} peak "
+                f"(it takes {', '.join(by_dtype)})",
+                "peak_flops",
+            )
+        rec: dict[str, Any] = {"name": self.name}
+        if self.vendor:
+            rec["vendor"] = self.vendor
+        rec["kind"] = self.kind
+        rec["status"] = self.status
+        if self.estimated:
+            rec["estimated"] = list(self.estimated)
+        rec["memory_capacity_gb"] = _unscale(self.memory_bytes, units.GB)
+        rec["memory_bandwidth_tb_per_s"] = _unscale(self.memory_bw, units.TB)
+        for dt, key in by_dtype.items():
+            if dt in self.peak_flops:
+                rec[key] = _unscale(self.peak_flops[dt], units.tera)
+        rec["scale_up_domain_chips"] = self.scale_up_domain
+        if self.scale_up_bw:
+            rec["scale_up_bandwidth_gb_per_s"] = _unscale(self.scale_up_bw, units.GB)
+        if self.scale_out_bw:
+            rec["scale_out_bandwidth_gb_per_s"] = _unscale(self.scale_out_bw, units.GB)
+        if self.power_w:
+            rec["power_w"] = _unscale(self.power_w, 1.0)
+        if self.price_usd_per_s:
+            rec["price_usd_per_hour"] = _unscale(self.price_usd_per_s, 1.0 / units.hour)
+        if self.price_date:
+            rec["price_date"] = self.price_date
+        if self.notes:
+            rec["notes"] = self.notes
+        if self.sources:
+            rec["sources"] = dict(self.sources)
+        return rec
 
     def with_price(self, usd_per_hour: float) -> Chip:
         """The same chip at another rental price (USD per chip-hour)."""

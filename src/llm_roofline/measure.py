@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .catalog import get_model
+from .catalog import get_model, hardware_toml
 from .errors import InputError
 from .hardware import Chip, System
 from .model import LayerGroup, ModelSpec
@@ -79,23 +79,44 @@ class MachineReport:
     layers: int
     points: list[DecodePoint]
 
-    def hardware_record(self, hw_id: str) -> str:
-        """The measured peaks as a catalog record (TOML)."""
-        return (
-            f"[{hw_id}]\n"
-            f'name = "{self.device_name} (measured)"\n'
-            f'vendor = "measured"\nkind = "{"gpu" if self.device == "cuda" else "soc"}"\n'
-            f'status = "shipping"\n'
-            f"memory_capacity_gb = {self._memory_gb():.1f}\n"
-            f"memory_bandwidth_tb_per_s = {self.bandwidth_bytes_per_s / 1e12:.6g}\n"
-            f"{self.dtype}_dense_tflops = {self.flops / 1e12:.6g}\n"
-            f'notes = "measured by llm-roofline measure with torch {self.torch_version}: '
-            f'large copies and {self.dtype} matmuls; achieved, not datasheet, figures"\n'
-            f"[{hw_id}.sources]\n"
-            f'memory_capacity_gb = "measured on this machine"\n'
-            f'memory_bandwidth_tb_per_s = "measured on this machine"\n'
-            f'{self.dtype}_dense_tflops = "measured on this machine"\n'
+    def hardware_record(self, hw_id: str, memory_bytes: float | None = None) -> str:
+        """The measured peaks as a hardware record in the catalog's TOML schema (the same writer
+        as `catalog.hardware_toml`), so `get_hardware("that.toml")` loads it back.
+
+        `memory_bytes` is the machine's memory; None reads it here (PyTorch for a CUDA device,
+        the operating system for the CPU). Figures keep six significant digits."""
+        if memory_bytes is None:
+            memory_bytes = self._memory_gb() * 1e9
+        if not memory_bytes > 0:
+            raise InputError(
+                "the memory size of this machine could not be read; give memory_bytes",
+                field="memory_bytes",
+            )
+
+        def six(si: float, unit: float) -> float:  # six significant digits in the record's unit
+            return float(f"{si / unit:.6g}") * unit
+
+        peak = f"{self.dtype}_dense_tflops"
+        measured = "measured on this machine by llm-roofline measure"
+        chip = Chip(
+            id=hw_id,
+            name=f"{self.device_name} (measured)",
+            vendor="measured",
+            kind="gpu" if self.device == "cuda" else "soc",
+            peak_flops={self.dtype: six(self.flops, 1e12)},
+            memory_bytes=six(float(memory_bytes), 1e9),
+            memory_bw=six(self.bandwidth_bytes_per_s, 1e12),
+            notes=(
+                f"measured by llm-roofline measure with torch {self.torch_version}: large copies "
+                f"and {self.dtype} matmuls; achieved, not datasheet, figures"
+            ),
+            sources={
+                "memory_capacity_gb": measured,
+                "memory_bandwidth_tb_per_s": measured,
+                peak: measured,
+            },
         )
+        return hardware_toml(chip)
 
     def _memory_gb(self) -> float:
         torch = _torch()
