@@ -82,8 +82,13 @@ def test_continuous_ttft_is_one_step_carrying_the_whole_prompt(
 def test_bad_mode_and_sizes() -> None:
     with pytest.raises(lr.InputError, match="mode"):
         serve("llama-3.1-8b", "h100-sxm", batch=1, input_len=1, output_len=1, mode="burst")
+    # output_len = 0 is a decode-mode scenario (a prompt scored); static and continuous
+    # generate at least one token (test_physics_fixes covers decode with 0)
+    for mode in ("static", "continuous"):
+        with pytest.raises(lr.InputError, match="output_len"):
+            serve("llama-3.1-8b", "h100-sxm", batch=1, input_len=1, output_len=0, mode=mode)
     with pytest.raises(lr.InputError, match="output_len"):
-        serve("llama-3.1-8b", "h100-sxm", batch=1, input_len=1, output_len=0)
+        serve("llama-3.1-8b", "h100-sxm", batch=1, input_len=1, output_len=-1)
     with pytest.raises(lr.InputError, match="batch"):
         serve(
             "llama-3.1-8b",

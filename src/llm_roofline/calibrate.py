@@ -2,16 +2,20 @@
 
 A `Profile` holds five numbers fitted to published measurements:
 
-- `flops_eff`: fraction of peak FLOP/s a decode step's matmuls and attention reach;
-- `prefill_eff`: the same for prefill passes (large matmuls run closer to peak);
+- `flops_eff`: fraction of peak FLOP/s decode tokens' matmuls and attention reach;
+- `prefill_eff`: the same for prompt tokens (large matmuls run closer to peak): a prefill pass,
+  and the prefill share a continuous-batching step carries (`StepTime.t_matmul_prefill`,
+  `t_attn_prefill`);
 - `bw_eff`: fraction of memory bandwidth reached when fetching weights and KV;
-- `comm_eff`: fraction of link bandwidth (and of the ideal latency) collectives reach;
+- `comm_eff`: fraction of the ideal speed collectives reach (it scales their whole time:
+  latency and bandwidth; fitting the two apart did not hold out better, docs/validation.md);
 - `overhead_s`: a fixed time per pass (kernel launches, scheduling, sampling).
 
-A pass then takes `combine(t_compute / eff, t_memory / bw_eff, t_comm / comm_eff) + overhead`,
+A pass then takes `combine(t_compute / eff, t_memory / bw_eff) + t_comm / comm_eff + overhead`,
 with the ideal engine's overlap of compute and memory, but communication on the critical path
-(real engines mostly wait for their all-reduces), so `ideal` differs from the profile
-(1, 1, 1, 1, 0) only by that.
+with one micro-batch (real engines mostly wait for their all-reduces: the StepTime's
+`one_batch` terms), so `ideal` differs from the profile (1, 1, 1, 1, 0) only where the ideal
+hides communication under a second micro-batch.
 Profiles are data (`data/profiles.toml`), each with the validation rows it was fitted on and a
 range: the 10th and 90th percentiles of ln(measured / predicted) on those rows, which
 `low`/`high` predictions apply.
@@ -67,7 +71,9 @@ class Profile:
     high: float = 1.0
     fitted_on: tuple[int, ...] = ()  # validation rows (`row` of data/validation.csv)
     note: str = ""
-    # real engines mostly wait for their collectives (TP all-reduces feed the next layer)
+    # real engines mostly wait for their collectives (TP all-reduces feed the next layer):
+    # "none" times the one-micro-batch schedule; any other value keeps the ideal's schedule
+    # (communication hidden where it chose two micro-batches)
     comm_overlap: str = "none"
     stats: dict[str, float] = field(default_factory=dict)
 
@@ -83,18 +89,30 @@ IDEAL = Profile(name="ideal", note="datasheet peaks, no overheads: a lower bound
 
 
 def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False) -> FloatArray:
-    """The time of a pass under a profile (its ideal time when `profile` is None)."""
+    """The time of a pass under a profile (its ideal time when `profile` is None).
+
+    The profile keeps communication on the critical path: it times the one-micro-batch
+    schedule (`StepTime.one_batch`). Prompt tokens' matmuls and attention run at `prefill_eff`
+    (all of a pass with `prefill=True`; a mixed step's prefill share otherwise), decode
+    tokens' at `flops_eff`.
+    """
     if profile is None:
         return step.t_step
-    eff = profile.prefill_eff if prefill else profile.flops_eff
+    s = step.one_batch if profile.comm_overlap == "none" else step
+    if prefill:
+        mm_pre, at_pre = s.t_matmul, s.t_attn
+    else:
+        mm_pre, at_pre = s.t_matmul_prefill, s.t_attn_prefill
+    t_matmul = (s.t_matmul - mm_pre) / profile.flops_eff + mm_pre / profile.prefill_eff
+    t_attn = (s.t_attn - at_pre) / profile.flops_eff + at_pre / profile.prefill_eff
     t, _ = _combine(
-        step.t_matmul / eff,
-        step.t_attn / eff,
-        step.t_weights / profile.bw_eff,
-        step.t_kv / profile.bw_eff,
-        step.t_comm / profile.comm_eff,
-        step.overlap,
-        comm_overlap=profile.comm_overlap,
+        t_matmul,
+        t_attn,
+        s.t_weights / profile.bw_eff,
+        s.t_kv / profile.bw_eff,
+        s.t_comm / profile.comm_eff,
+        s.overlap,
+        comm_hidden=(s.micro_batches > 1) if profile.comm_overlap != "none" else False,
     )
     return np.asarray(t + profile.overhead_s, dtype=np.float64)
 

@@ -1,7 +1,13 @@
 """Memory per chip: weights, KV cache, activations, against capacity.
 
-Without parallelism (this version) the weights and the KV cache spread evenly over the n chips.
-A configuration that does not fit is reported with its numbers, never silently.
+Without a split the weights and the KV cache spread evenly over the n chips; with one
+(`Parallelism`), the fullest chip is counted. A configuration that does not fit is reported
+with its numbers, never silently.
+
+The KV cache is what a sequence at context S must have room for (`ModelSpec.kv_elements_stored`):
+all S tokens in a global layer, min(S, W) in a sliding-window or chunked layer. A chunked
+layer's step reads only the S mod W tokens of the current chunk, but the sequence will fill
+its chunk, so memory holds the whole of it: the largest batch never grows with S.
 
 Activations of a pass, per token in flight (flash attention: no S×S score matrix is stored):
 the residual stream, the normed input and the attention output (3·D), plus the widest
@@ -105,12 +111,12 @@ def memory_use(
     if parallel is None:
         n = system.n_chips
         weights = spec.params_stored * wb / n
-        kv = B * spec.kv_elements_per_sequence(S) * kvb / n
+        kv = B * spec.kv_elements_stored(S) * kvb / n
         act = activation_bytes(spec, B, T) / n
     else:
         par = _matching(parallel, system).check(spec)
         weights = weights_per_chip(spec, par) * wb
-        kv = B / par.dp * spec.kv_elements_per_sequence(S) / (par.pp * par.kv_shards(spec)) * kvb
+        kv = B / par.dp * spec.kv_elements_stored(S) / (par.pp * par.kv_shards(spec)) * kvb
         act = activation_bytes(spec, B / (par.dp * par.pp), T)
     shape = np.broadcast_shapes(np.shape(kv), np.shape(act))
     return MemoryUse(
@@ -162,14 +168,14 @@ def max_batch(
     S = positive_array(context_len, "context_len")
     wb, kvb = get_dtype(weight_dtype).bytes, get_dtype(kv_dtype).bytes
     reserve = 1.0 - _reserve(reserve_fraction)
-    per_seq = spec.kv_elements_per_sequence(S) * kvb + activation_bytes(spec, 1.0, 1.0)
+    per_seq = spec.kv_elements_stored(S) * kvb + activation_bytes(spec, 1.0, 1.0)
     if parallel is None:
         free = system.memory_bytes * reserve - spec.params_stored * wb
         b = np.floor(np.maximum(free, 0.0) / per_seq)
     else:
         par = _matching(parallel, system).check(spec)
         free = system.chip.memory_bytes * reserve - weights_per_chip(spec, par) * wb
-        kv_per_seq = spec.kv_elements_per_sequence(S) * kvb / (par.pp * par.kv_shards(spec))
+        kv_per_seq = spec.kv_elements_stored(S) * kvb / (par.pp * par.kv_shards(spec))
         per_group_seq = kv_per_seq + activation_bytes(spec, 1.0, 1.0) / par.pp
         b = par.dp * np.floor(np.maximum(free, 0.0) / per_group_seq)
     return np.asarray(b, dtype=np.int64)

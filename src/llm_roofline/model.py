@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["FFN", "Attention", "LayerGroup", "ModelSpec", "causal_pairs", "experts_touched"]
+__all__ = [
+    "FFN",
+    "Attention",
+    "LayerGroup",
+    "ModelSpec",
+    "causal_pairs",
+    "experts_read_per_chip",
+    "experts_touched",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -171,6 +179,14 @@ class LayerGroup:
             return np.asarray(np.mod(context, w), dtype=np.float64)
         return np.asarray(np.minimum(context, w), dtype=np.float64)
 
+    def held_keys(self, context: FloatArray) -> FloatArray:
+        """Keys of a sequence at `context` tokens the cache must make room for in one of these
+        layers: all S (global) or min(S, W) (sliding window and chunked: a sequence that goes
+        on fills its chunk, so memory holds a whole chunk even just after a new one starts)."""
+        if self.window is None:
+            return context
+        return np.asarray(np.minimum(context, float(self.window)), dtype=np.float64)
+
 
 def experts_touched(E: int, k: int, tokens: ArrayLike) -> FloatArray:
     """Expected distinct experts hit by `tokens` tokens each picking k of E uniformly.
@@ -185,6 +201,22 @@ def experts_touched(E: int, k: int, tokens: ArrayLike) -> FloatArray:
         )
     t = np.asarray(tokens, dtype=np.float64)
     return np.asarray(E * (1.0 - (1.0 - k / E) ** t), dtype=np.float64)
+
+
+def experts_read_per_chip(E: int, k: int, tokens: ArrayLike, ep: int = 1) -> FloatArray:
+    """Experts of one MoE layer the busiest of `ep` expert-parallel chips reads for `tokens`
+    tokens (uniform routing).
+
+    With ep = 1 the expected number touched, `experts_touched`. With ep > 1 a chip reads whole
+    experts: at least ceil(touched / ep) (some chip holds that many of the touched experts),
+    and at least the touched share of the ceil(E / ep) experts the fullest chip holds.
+    """
+    touched = experts_touched(E, k, tokens)
+    if ep <= 1:
+        return touched
+    fullest = touched * (-(-E // ep)) / E
+    whole = np.ceil(touched / ep - 1e-9)  # 1e-9: 8.000000001 touched experts are 8
+    return np.asarray(np.maximum(whole, fullest), dtype=np.float64)
 
 
 def _sum_to(n: FloatArray) -> FloatArray:
@@ -303,6 +335,16 @@ class ModelSpec:
             g.count * g.ffn.n_experts * g.ffn.expert_params(self.d_model) for g in self.groups
         )
 
+    @property
+    def params_read_all_experts(self) -> int:
+        """What a pass reads when it touches every expert: `params_text` without an untied input
+        embedding (a pass gathers only its tokens' rows of it; a tied one is read whole as the
+        LM head). The N_total of B*."""
+        n = self.params_text
+        if not self.tie_embeddings:
+            n -= self.embedding_params
+        return n
+
     def params_read(self, tokens: ArrayLike) -> FloatArray:
         """Parameters one forward pass over `tokens` tokens must fetch from memory.
 
@@ -310,16 +352,38 @@ class ModelSpec:
         (uniform routing); of an untied input embedding only the rows gathered (a tied one is
         read whole anyway as the LM head); no vision tower (it runs once per image, in prefill).
         """
+        return self.params_read_per_chip(tokens)
+
+    def params_read_per_chip(
+        self,
+        tokens: ArrayLike,
+        group_tokens: ArrayLike | None = None,
+        *,
+        tp: int = 1,
+        pp: int = 1,
+        ep: int = 1,
+        expert_tp: int = 1,
+    ) -> FloatArray:
+        """Parameters the busiest chip of a split reads in one pass of a pipeline stage.
+
+        `tokens`: the stage's tokens (they route to the experts); `group_tokens`: the busiest
+        data-parallel group's (they gather its embedding rows; default `tokens`). Non-expert
+        weights are split over pp · tp; each MoE layer's experts over ep chips, each expert's
+        matrices over `expert_tp` (`experts_read_per_chip`). With every degree 1 this is
+        `params_read`: the one copy of the rule.
+        """
         t = np.asarray(tokens, dtype=np.float64)
+        tg = t if group_tokens is None else np.asarray(group_tokens, dtype=np.float64)
         D = self.d_model
-        n = np.full_like(t, float(self.params_text - self.params_routed))
+        dense = np.full_like(tg, float(self.params_text - self.params_routed))
+        if not self.tie_embeddings:  # the group gathers its own tokens' embedding rows
+            dense = dense - self.embedding_params + np.minimum(tg, self.vocab_size) * D
+        n: FloatArray = dense / (pp * tp)
         for g in self.groups:
             f = g.ffn
             if f.is_moe:
-                touched = experts_touched(f.n_experts, f.top_k, t)
-                n = n + g.count * touched * f.expert_params(D)
-        if not self.tie_embeddings:
-            n = n - self.embedding_params + np.minimum(t, self.vocab_size) * D
+                experts = experts_read_per_chip(f.n_experts, f.top_k, t, ep)
+                n = n + g.count / pp * experts * f.expert_params(D) / expert_tp
         return np.asarray(n, dtype=np.float64)
 
     # ---- KV cache and attention ----------------------------------------------------------
@@ -343,6 +407,17 @@ class ModelSpec:
         total = np.zeros_like(s)
         for g in self.groups:
             total = total + g.count * per_layer * g.cached_keys(s)
+        return np.asarray(total, dtype=np.float64)
+
+    def kv_elements_stored(self, context: ArrayLike) -> FloatArray:
+        """KV elements memory must hold for a sequence at `context` tokens: as
+        `kv_elements_per_sequence`, except that a chunked layer keeps room for min(S, W) tokens
+        (its chunk fills as the sequence goes on), so memory never falls as S grows."""
+        s = np.asarray(context, dtype=np.float64)
+        per_layer = self.attention.kv_elements_per_token() + self.attention.indexer_head_dim
+        total = np.zeros_like(s)
+        for g in self.groups:
+            total = total + g.count * per_layer * g.held_keys(s)
         return np.asarray(total, dtype=np.float64)
 
     def kv_elements_read(self, context: ArrayLike) -> FloatArray:

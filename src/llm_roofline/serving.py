@@ -6,7 +6,9 @@ a lower bound (no scheduling overhead, no queueing).
 
 - `decode`: one decode step of `batch` sequences each holding `input_len` tokens of KV. TTFT is
   the prefill of the batch's prompts; the request's remaining `output_len − 1` tokens are priced
-  at that same step.
+  at that same step. `output_len` may be 0 (a prompt scored, nothing generated): the request
+  latency is the TTFT. Memory is checked at the longest context the request reaches,
+  `input_len + output_len`.
 - `static`: a fixed batch. One prefill pass over `batch × input_len` tokens yields each
   sequence's first token (TTFT); then `output_len − 1` decode steps with the context growing from
   `input_len + 1` to `input_len + output_len − 1`. The batch finishes together.
@@ -14,9 +16,14 @@ a lower bound (no scheduling overhead, no queueing).
   lives. Each step decodes one token for every request in flight (mean KV over contexts
   `input_len .. input_len + output_len − 1`), and carries the prefill of the requests that
   replace the ones finishing: `batch / output_len` new requests per step, `batch · input_len /
-  output_len` prompt tokens, chunked into the step (one weight fetch serves both). A new
-  request's prompt takes `max(1, output_len / batch)` steps to prefill (its TTFT); then one
-  token per step.
+  output_len` prompt tokens, chunked into the step (one weight fetch serves both). TTFT is one
+  step that carries a new request's whole prompt (in one data-parallel group) besides the
+  steady load: the decodes of the `batch` in flight and `max(1, batch / output_len)` prompts.
+  It is never below the steady step (TPOT), since it carries at least the steady step's
+  prompts, and it is a lower bound: no queueing, and a scheduler that spreads a prompt over
+  several steps (a token budget smaller than the prompt) only takes longer. (Spreading the
+  prompt evenly, `output_len / batch` steps, is not a bound: with one request in flight it
+  would charge the whole of the previous request's decode to the next one's first token.)
 """
 
 from __future__ import annotations
@@ -137,7 +144,8 @@ class ServingTerms:
 
     `step` is the representative decode pass (the decode step, the static batch's steps at
     each context, or continuous batching's mixed step); `prefill` the batch's prefill (decode
-    and static modes); `first` continuous batching's step that carries a whole new prompt.
+    and static modes); `first` continuous batching's step that carries a whole new prompt
+    (its TTFT) besides the steady load.
     """
 
     mode: str
@@ -151,6 +159,14 @@ class ServingTerms:
     memory_per_chip_bytes: float
     fits: bool
     warnings: tuple[str, ...]
+
+
+def _nonneg_int(value: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"{name} must be zero or a positive integer, got {value!r}", field=name)
+    if value > MAX_SIZE:
+        raise InputError(f"{name} must be at most {MAX_SIZE:.0e}, got {value!r}", field=name)
+    return int(value)
 
 
 def serving_terms(
@@ -173,9 +189,12 @@ def serving_terms(
     system = as_system(hardware, chips)
     B = _positive_int(batch, "batch")
     I = _positive_int(input_len, "input_len")
-    O = _positive_int(output_len, "output_len")
     if mode not in MODES:
         raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    if mode == "decode":  # a prompt scored, nothing generated: one step, latency = TTFT
+        O = _nonneg_int(output_len, "output_len")
+    else:
+        O = _positive_int(output_len, "output_len")
     if I + O > MAX_SIZE:
         raise InputError(
             f"input_len + output_len must be at most {MAX_SIZE:.0e}, got {I + O:,}",
@@ -206,13 +225,14 @@ def serving_terms(
             prefill_len=I,
             **kw,
         )
-        # the lower bound on the first token: one such step that carries the whole prompt
+        # the first token: a step that carries a new request's whole prompt (in one dp
+        # group) besides the steady load, never fewer prompts than a steady step carries
         first = mixed_step(
             spec,
             system,
             decode_batch=B,
             decode_contexts=contexts,
-            prefill_seqs=1.0,
+            prefill_seqs=max(1.0, B / O),
             prefill_len=I,
             whole_prefill=True,
             **kw,
@@ -223,12 +243,12 @@ def serving_terms(
         fits = memory <= mem.capacity
     else:
         pre = prefill(spec, system, batch=B, prompt_len=I, **kw)
-        if mode == "decode" or O == 1:
+        if mode == "decode" or O <= 1:
             contexts = np.array([float(I)])
         else:  # static: the O - 1 steps after the prefill's token, contexts I+1 .. I+O-1
             contexts = _contexts(I + 1, O - 1)
         step = decode_step(spec, system, batch=B, context_len=contexts, **kw)
-        peak = I if mode == "decode" else I + O
+        peak = I + O  # the longest context the request reaches (decode prices O − 1 more)
         # activations: engines prefill in chunks of a few thousand tokens per pass
         chunk = max(1.0, min(float(I), PREFILL_CHUNK / B))
         mem = memory_use(spec, system, batch=B, context_len=peak, tokens_per_seq=chunk, **mem_kw)
@@ -266,12 +286,11 @@ def compose(terms: ServingTerms, profile: Profile | None = None) -> ServingResul
     else:
         assert terms.prefill is not None
         ttft = float(pass_time(terms.prefill, profile, prefill=True).flat[0])
-        if terms.mode == "decode" or O == 1:
+        if terms.mode == "decode" or O <= 1:
             tpot = float(step_t.flat[0])
-            latency = ttft + (O - 1) * tpot
         else:
             tpot = float(np.mean(step_t))
-            latency = ttft + (O - 1) * tpot
+        latency = ttft + max(O - 1, 0) * tpot
         if terms.mode == "decode":
             queue = tpot
             tokens_per_s = B / tpot
