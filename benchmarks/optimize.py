@@ -8,6 +8,7 @@ import json
 import statistics
 import time
 
+from llm_roofline.deployment import deployment
 from llm_roofline.optimize import search
 
 CASES = [
@@ -20,11 +21,12 @@ CASES = [
 def main() -> None:
     records = []
     for model, hw, n in CASES:
-        search(model, hw, n, weight_dtype="fp8")  # warm the caches
+        dep = deployment(model, hw, weight_dtype="fp8")  # the calibrated engine, the default
+        search(dep, n)  # warm the caches
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
-            r = search(model, hw, n, weight_dtype="fp8", tpot_s=0.02)
+            r = search(dep, n, tpot_s=0.02)
             times.append(time.perf_counter() - t0)
         med = statistics.median(times)
         records.append(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_roofline.scenarios import INPUT_COLUMNS, OUTPUT_COLUMNS
+from llm_roofline.scenarios import INPUT_COLUMNS, OUTPUT_COLUMNS, RANGE_COLUMNS
 
 CLI = [sys.executable, "-m", "llm_roofline.cli"]
 
@@ -108,8 +108,10 @@ def test_predict_one_scenario_json_has_the_contract_columns() -> None:
         )
         assert r.returncode == 0, r.stderr
         out = json.loads(r.stdout)
-        assert list(out) == [*INPUT_COLUMNS, *OUTPUT_COLUMNS]
-        assert out["tp"] == 1 and out["engine"] == "ideal" and out["kv_dtype"] == "bf16"
+        # the calibrated engine by default: each time and throughput with its range
+        assert list(out) == [*INPUT_COLUMNS, *OUTPUT_COLUMNS, *RANGE_COLUMNS]
+        assert out["tp"] == 1 and out["engine"] == "calibrated" and out["kv_dtype"] == "bf16"
+        assert out["tpot_s_low"] <= out["tpot_s"] <= out["tpot_s_high"]
         for c in OUTPUT_COLUMNS:
             if isinstance(out[c], float):
                 assert math.isfinite(out[c]) and out[c] >= 0, c
@@ -162,10 +164,15 @@ def test_predict_scenarios_round_trip_every_mode(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     got = list(csv.DictReader(dst.open()))
     assert len(got) == len(rows)
-    assert list(got[0]) == [*INPUT_COLUMNS, *OUTPUT_COLUMNS, "error", "warning"]
+    assert list(got[0]) == [*INPUT_COLUMNS, *OUTPUT_COLUMNS, *RANGE_COLUMNS, "error", "warning"]
     for i, row in enumerate(got):
         for c in INPUT_COLUMNS:
-            assert row[c] == rows[i][c], c  # inputs echoed unchanged
+            given = rows[i].get(c)
+            if given is not None:
+                assert row[c] == given, c  # inputs echoed unchanged
+        # columns the file leaves out come back filled: no padding, one replica
+        assert (row["pad_heads"], row["replicas"]) == ("false", "1")
+        assert row["tpot_s_low"] == ""  # the ideal engine has no range
         assert row["error"] == ""
         for c in OUTPUT_COLUMNS:
             if c not in ("fits", "bound"):
@@ -457,11 +464,11 @@ def test_context_figure_marks_where_the_step_turns_memory_bound() -> None:
     import llm_roofline as lr
     from llm_roofline.plots import PlotSpec, context_crossover
 
-    p = PlotSpec(lr.get_model("llama-3.1-8b"), lr.System(lr.get_hardware("rtx-4090"), 1))
+    p = PlotSpec(lr.deployment("llama-3.1-8b", "rtx-4090", 1))
     S = np.geomspace(64, 131072, 400)
     cross = context_crossover(p, 351, S)
     assert cross is not None
-    before = lr.decode_step(p.model, p.system, batch=351, context_len=cross * 0.97)
-    after = lr.decode_step(p.model, p.system, batch=351, context_len=cross)
+    before = lr.decode_step("llama-3.1-8b", "rtx-4090", batch=351, context_len=cross * 0.97)
+    after = lr.decode_step("llama-3.1-8b", "rtx-4090", batch=351, context_len=cross)
     assert list(np.atleast_1d(before.bound_names)) == ["compute"]
     assert list(np.atleast_1d(after.bound_names)) == ["memory"]

@@ -1,6 +1,6 @@
 """The lecture's economics (§3, §5, §6): prices read backwards, cost against context, where
 to keep a KV cache, and the training/RL/inference balance. Expected numbers come from
-../shared/reference-cases.md (the lecture: Dwarkesh Podcast, Reiner Pope, 2026-04-29) or
+docs/reference-cases.md (the lecture: Dwarkesh Podcast, Reiner Pope, 2026-04-29) or
 from hand arithmetic written out here."""
 
 from __future__ import annotations
@@ -14,20 +14,28 @@ import numpy as np
 import pytest
 
 from llm_roofline.catalog import get_hardware
+from llm_roofline.deployment import Deployment, deployment
 from llm_roofline.economics import (
     balance,
     cache_costs,
+    catalog_kv_vs_price_step,
     cost_floor,
     cost_vs_context,
     decode_to_prefill_mfu,
     kv_bytes_from_price_step,
     load_tiers,
+    price_step_active_params,
 )
 from llm_roofline.errors import InputError
 from llm_roofline.hf_config import load_config, spec_from_config
 
 CLI = [sys.executable, "-m", "llm_roofline.cli"]
 DATA = Path(__file__).resolve().parent.parent / "src" / "llm_roofline" / "data"
+
+
+def _ideal(model: str, chips: int) -> Deployment:
+    """The deployment these hand checks assume: H100 SXM, bf16, the ideal engine."""
+    return deployment(model, "h100-sxm", chips, engine="ideal")
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -63,19 +71,19 @@ def test_balance_lecture_numbers() -> None:
 def test_cost_floor_input_cheaper_than_output() -> None:
     # prefill is compute-bound, decode memory-bound: input tokens must cost less (the
     # premise of output/input price ratios above 1)
-    f = cost_floor("llama-3.1-70b", "h100-sxm", 8, context_len=4096)
+    f = cost_floor(_ideal("llama-3.1-70b", 8), context_len=4096)
     assert 0 < f["usd_per_million_input_tokens"] < f["usd_per_million_output_tokens"]
     # Llama 3.1 70B: 80 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 327,680 B/token
     assert f["kv_bytes_per_token"] == 327_680
 
 
 def test_cost_grows_with_context_once_kv_dominates() -> None:
-    curve = cost_vs_context("llama-3.1-70b", "h100-sxm", [1024, 32768, 131072], 8)
+    curve = cost_vs_context(_ideal("llama-3.1-70b", 8), [1024, 32768, 131072])
     usd = curve["usd_per_million_output_tokens"]
     assert usd[0] < usd[1] < usd[2]
     assert np.all(curve["batch"][:-1] >= curve["batch"][1:])  # fewer fit at longer context
     with pytest.raises(InputError):
-        cost_vs_context("llama-3.1-70b", "h100-sxm", [0, 10])
+        cost_vs_context(_ideal("llama-3.1-70b", 1), [0, 10])
 
 
 def test_cache_tiers_hand_arithmetic() -> None:
@@ -90,7 +98,7 @@ def test_cache_tiers_hand_arithmetic() -> None:
     drains = [tiers[k].drain_time_s for k in ("hbm", "dram", "flash", "disk")]
     assert drains == sorted(drains)
 
-    res = cache_costs("llama-3.1-8b", "h100-sxm", context_len=10_000, hold_s=[0.1, 1e4, 1e9])
+    res = cache_costs(_ideal("llama-3.1-8b", 1), context_len=10_000, hold_s=[0.1, 1e4, 1e9])
     # Llama 3.1 8B: 32 layers x 8 heads x 128 x 2 x 2 bytes = 131,072 B/token; x 10,000
     assert res["kv_bytes"] == 131_072 * 10_000
     # holding in HBM for t seconds: bytes / capacity x price per second x t
@@ -101,7 +109,111 @@ def test_cache_tiers_hand_arithmetic() -> None:
     assert res["cheapest"][0] == "hbm"
     assert res["cheapest"][2] in ("recompute", "disk")
     with pytest.raises(InputError):
-        cache_costs("llama-3.1-8b", "h100-sxm", context_len=10, hold_s=[-1])
+        cache_costs(_ideal("llama-3.1-8b", 1), context_len=10, hold_s=[-1])
+
+
+def test_hbm_bring_back_uses_every_chip_that_holds_the_cache() -> None:
+    # The deployment holds each sequence's KV spread evenly over its n chips, so it comes back
+    # over n chips' bandwidth while n chips are paid. Llama 3.1 8B on 2 x H100 SXM, 10,000
+    # tokens: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 131,072 B/token;
+    # x 10,000 = 1.31072e9 B. H100 SXM: 3.35e12 B/s, 85.52e9 B, $3.99 per hour.
+    chip = get_hardware("h100-sxm")
+    assert (chip.memory_bw, chip.memory_bytes) == (3.35e12, 85.52e9)
+    assert chip.price_usd_per_s == pytest.approx(3.99 / 3600)
+    res = cache_costs(_ideal("llama-3.1-8b", 2), context_len=10_000, hold_s=[0.0, 1e4])
+    hbm = res["tiers"]["hbm"]
+    assert hbm["devices"] == 2 and hbm["bandwidth"] == 2 * 3.35e12
+    # bring back: 1.31072e9 / (2 x 3.35e12) = 1.31072e9 / 6.7e12 = 1.9563e-4 s
+    assert hbm["fetch_s"] == pytest.approx(1.9563e-4, rel=1e-4)
+    # priced at 2 chips: 1.9563e-4 s x 2 x 3.99 / 3600 $/s = 1.9563e-4 x 2.21667e-3
+    # = 4.3365e-7 $, the same as one chip reading all of it: 3.9126e-4 s x 1.10833e-3 $/s
+    assert hbm["usd"][0] == pytest.approx(4.3365e-7, rel=1e-4)
+    # (the old model read over one chip and charged two: 3.9126e-4 x 2.21667e-3 = 8.673e-7)
+    assert hbm["usd"][0] != pytest.approx(8.673e-7, rel=1e-2)
+    # holding 1e4 s: 1.31072e9 / (2 x 85.52e9) x (2 x 1.10833e-3 $/s) x 1e4 s
+    # = 7.6633e-3 x 2.21667e-3 x 1e4 = 0.169868 $, plus the bring-back
+    assert hbm["usd"][1] == pytest.approx(0.169868 + 4.3365e-7, rel=1e-4)
+    # another tier is one device the whole deployment waits on: a DIMM at 38.4e9 B/s,
+    # 1.31072e9 / 38.4e9 = 0.034133 s, x 2.21667e-3 $/s = 7.5662e-5 $ at hold 0
+    dram = res["tiers"]["dram"]
+    assert dram["devices"] == 1 and dram["fetch_s"] == pytest.approx(0.034133, rel=1e-4)
+    assert dram["usd"][0] == pytest.approx(7.5662e-5, rel=1e-4)
+    # one chip: nothing changes, 1.31072e9 / 3.35e12 = 3.9126e-4 s
+    one = cache_costs(_ideal("llama-3.1-8b", 1), context_len=10_000, hold_s=[0.0])
+    assert one["tiers"]["hbm"]["fetch_s"] == pytest.approx(3.9126e-4, rel=1e-4)
+
+
+def test_cache_tiers_says_when_the_model_does_not_fit() -> None:
+    # Llama 3.1 70B in bf16: 80 layers x (attention 8192 x 8192 x 2 + 8192 x 1024 x 2
+    # = 150,994,944; MLP 3 x 8192 x 28672 = 704,643,072; two norms 16,384) = 68,452,352,000,
+    # + embedding and LM head 2 x 128,256 x 8192 = 2,101,346,304, + final norm 8,192
+    # = 70,553,706,496 parameters x 2 bytes = 141,107,412,992 B.
+    # KV at 100,000 tokens: 80 x 8 x 128 x 2 x 2 = 327,680 B/token x 1e5 = 32,768,000,000 B.
+    res = cache_costs(_ideal("llama-3.1-70b", 1), context_len=100_000, hold_s=[1.0])
+    assert res["weights_bytes_per_chip"] == 141_107_412_992
+    assert res["kv_bytes_per_chip"] == 32_768_000_000
+    # 141.1e9 + 32.8e9 = 173.9e9 B on one chip, against 85.52e9 B: does not fit
+    assert res["fits"] is False
+    assert res["warning"] is not None
+    for words in ("does not fit", "1 × h100-sxm", "141.1 GB", "32.8 GB", "173.9 GB", "85.5 GB"):
+        assert words in res["warning"], words
+    # and the numbers are still there
+    assert res["kv_bytes"] == 32_768_000_000 and res["recompute_usd"] > 0
+    # 8 chips: 141,107,412,992 / 8 + 32,768,000,000 / 8 = 17.638e9 + 4.096e9 = 21.73e9 B
+    # per chip, under 85.52e9: fits, no warning
+    res8 = cache_costs(_ideal("llama-3.1-70b", 8), context_len=100_000, hold_s=[1.0])
+    assert res8["kv_bytes_per_chip"] == 4_096_000_000
+    assert res8["fits"] is True and res8["warning"] is None
+    with pytest.raises(InputError) as exc:
+        cache_costs(_ideal("llama-3.1-8b", 1), context_len=0, hold_s=[1.0])
+    assert exc.value.field == "context_len"
+
+
+def test_catalog_table_uses_each_models_own_active_params() -> None:
+    # A price step at 200,000 tokens on a 600 FLOP/B chip implies, for a model with N_active
+    # parameters, 2 x N_active / (600 x 200,000) = N_active / 6e7 bytes of KV per token.
+    rows = {r["model"]: r for r in catalog_kv_vs_price_step(200_000, 600)}
+    # Llama 3.1 70B: 80 x (150,994,944 attention + 704,643,072 MLP) + LM head
+    # 128,256 x 8192 = 68,451,041,280 + 1,050,673,152 = 69,501,714,432 active
+    r = rows["llama-3.1-70b"]
+    assert r["active_params"] == 69_501_714_432
+    # 2 x 69,501,714,432 / 1.2e8 = 139,003,428,864 / 1.2e8 = 1,158.36 B/token
+    assert r["implied_kv_bytes_per_token"] == pytest.approx(1158.36, rel=1e-5)
+    # real 327,680 / 1,158.36 = 282.88 (against the 1e11 figure, 1,666.67, it was 196.6)
+    assert r["kv_bytes_per_token"] == 327_680
+    assert r["ratio"] == pytest.approx(282.88, rel=1e-4)
+    # Llama 3.1 8B: 32 x (41,943,040 attention + 176,160,768 MLP) + 128,256 x 4096
+    # = 6,979,321,856 + 525,336,576 = 7,504,658,432 active; 2 x that / 1.2e8 = 125.078;
+    # 131,072 / 125.078 = 1,047.9
+    r = rows["llama-3.1-8b"]
+    assert r["active_params"] == 7_504_658_432
+    assert r["implied_kv_bytes_per_token"] == pytest.approx(125.078, rel=1e-5)
+    assert r["ratio"] == pytest.approx(1047.9, rel=1e-4)
+    with pytest.raises(InputError) as exc:
+        catalog_kv_vs_price_step(0, 600)
+    assert exc.value.field == "threshold_tokens"
+
+
+def test_price_step_active_params_from_the_model() -> None:
+    # no --active-params: the model's parameters multiplied per token (69,501,714,432 above)
+    a = price_step_active_params(None, "llama-3.1-70b")
+    assert (a["active_params"], a["source"], a["agrees"]) == (69_501_714_432, "model", None)
+    # both, within 1%: |6.95e10 - 69,501,714,432| / 6.95e10 = 2.5e-5
+    a = price_step_active_params(6.95e10, "llama-3.1-70b")
+    assert (a["active_params"], a["source"], a["agrees"]) == (6.95e10, "given", True)
+    # both, disagreeing (1e11 vs 6.95e10): the given figure, flagged
+    a = price_step_active_params(1e11, "llama-3.1-70b")
+    assert (a["active_params"], a["agrees"], a["model_active_params"]) == (
+        1e11,
+        False,
+        69_501_714_432,
+    )
+    with pytest.raises(InputError) as exc:
+        price_step_active_params(None, None)
+    assert exc.value.field == "active_params"
+    with pytest.raises(InputError) as exc:
+        price_step_active_params(-1.0, None)
+    assert exc.value.field == "active_params"
 
 
 def test_every_tier_figure_has_a_source() -> None:
@@ -149,6 +261,12 @@ def test_cli_pricing_cache_tiers_balance(tmp_path: Path) -> None:
     assert out["decode_to_prefill_mfu"] == pytest.approx(0.2)
     assert out["implied_kv_bytes_per_token"] == pytest.approx(1666.67, rel=0.01)
     assert out["catalog_kv_bytes_per_token_bf16"]["llama-3.1-70b"] == 327_680
+    # --active-params 1e11 and --model llama-3.1-70b (69,501,714,432) disagree: said, and 1e11
+    assert "using --active-params" in out["active_params_note"]
+    # the table's row for Llama 3.1 70B divides by its own implied 1,158.36 B/token:
+    # 327,680 / 1,158.36 = 282.88 (see test_catalog_table_uses_each_models_own_active_params)
+    row = {r["model"]: r for r in out["catalog_vs_price_step"]}["llama-3.1-70b"]
+    assert row["ratio"] == pytest.approx(282.88, rel=1e-4)
     assert (tmp_path / "llama-3.1-70b_cost_vs_context.png").stat().st_size > 10_000
 
     r = run("cache-tiers", "--model", "llama-3.1-8b", "--hardware", "h100-sxm",
@@ -160,6 +278,45 @@ def test_cli_pricing_cache_tiers_balance(tmp_path: Path) -> None:
 
     r = run("balance", "--tokens-per-s", "5e7", "--days", "60", "--active-params", "1e11")
     assert r.returncode == 0 and "over-training factor 130" in r.stdout
+
+
+def test_cli_pricing_takes_active_params_from_the_model() -> None:
+    r = run(
+        "pricing", "--input-price", "3", "--output-price", "15",
+        "--long-context-threshold", "200000", "--ratio", "600",
+        "--model", "llama-3.1-70b", "--chips", "8",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    # 2 x 69,501,714,432 / (600 x 200,000) = 1,158.36 -> "1,158"
+    assert "6.95e+10 active parameters (llama-3.1-70b's" in r.stdout
+    assert "KV ≈ 1,158 bytes per token" in r.stdout
+    assert "note:" not in r.stdout
+    r = run(
+        "pricing", "--input-price", "3", "--output-price", "15",
+        "--long-context-threshold", "200000", "--ratio", "600", "--active-params", "1e11",
+        "--model", "llama-3.1-70b", "--chips", "8",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    # the given 1e11: 2 x 1e11 / 1.2e8 = 1,666.7 -> "1,667", and a note that it differs
+    assert "KV ≈ 1,667 bytes per token" in r.stdout
+    assert "note: --active-params 1e+11 differs from llama-3.1-70b's 6.95e+10" in r.stdout
+
+
+def test_cli_cache_tiers_warns_when_it_does_not_fit() -> None:
+    r = run("cache-tiers", "--model", "llama-3.1-70b", "--hardware", "h100-sxm",
+            "--context", "100000", "--hold", "1")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    # one line on stderr: 141.1 GB of weights + 32.8 GB of KV against 85.5 GB (see above)
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("llm-roofline: warning: ")
+    assert "141.1 GB + KV cache 32.8 GB = 173.9 GB per chip, 85.5 GB" in r.stderr
+    assert "bring back" in r.stdout  # the table is still printed
+    r = run("cache-tiers", "--model", "llama-3.1-70b", "--hardware", "h100-sxm",
+            "--chips", "8", "--context", "100000", "--hold", "1", "--json")  # fmt: skip
+    assert r.returncode == 0 and r.stderr == ""
+    out = json.loads(r.stdout)
+    assert out["fits"] is True and out["warning"] is None
+    # 327,680 x 100,000 = 3.2768e10 B over 8 x 3.35e12 B/s = 2.68e13: 1.22269e-3 s
+    assert out["tiers"]["hbm"]["fetch_s"] == pytest.approx(1.22269e-3, rel=1e-4)
 
 
 @pytest.mark.parametrize(

@@ -20,14 +20,23 @@ CLI = [sys.executable, "-m", "llm_roofline.cli"]
         "--chips 8",
         "pricing --input-price 3 --output-price 15 --long-context-threshold 200000 "
         "--long-input-price 6 --long-output-price 22.5 --active-params 1e11 --ratio 600",
+        "pricing --input-price 3 --output-price 15 --long-context-threshold 200000 "
+        "--ratio 600 --model llama-3.1-70b --chips 8",
+        "pricing --input-price 3 --output-price 15 --long-context-threshold 200000 "
+        "--ratio 600 --active-params 1e11 --model llama-3.1-70b --chips 8",
+        "cache-tiers --model llama-3.1-70b --hardware h100-sxm --chips 8 --context 100000",
         "cache-tiers --model llama-3.1-70b --hardware h100-sxm --context 100000",
         "balance --tokens-per-s 5e7 --days 60 --active-params 1e11",
     ],
 )
 def test_quoted_output_is_current(args: str) -> None:
-    out = subprocess.run(
+    run = subprocess.run(
         [*CLI, *args.split()], capture_output=True, text=True, check=True, timeout=120
-    ).stdout
+    )
+    out = run.stdout
+    # a warning the doc quotes (a model that does not fit) must be the command's own
+    for ln in run.stderr.splitlines():
+        assert ln.strip() in DOC, ln
     lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
     # prose lines (not the rich table's box drawing, not the catalog table)
     quoted = [ln for ln in lines if ln[0] not in "┏┃┡│└" and "catalog models" not in ln]

@@ -11,13 +11,15 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
+from llm_roofline.deployment import deployment
 from llm_roofline.optimize import search
 from llm_roofline.parallel import Parallelism
 from llm_roofline.serving import serve, speculative_decode, tokens_per_verification
 
 
 def test_search_finds_the_cheapest_config_meeting_the_targets() -> None:
-    r = search("llama-3.1-70b", "h100-sxm", 16, tpot_s=0.02, ttft_s=1.0, weight_dtype="fp8")
+    dep = deployment("llama-3.1-70b", "h100-sxm", weight_dtype="fp8", engine="ideal")
+    r = search(dep, 16, tpot_s=0.02, ttft_s=1.0)
     assert r.best is not None
     pts = r.points
     ok = (pts["tpot_s"] <= 0.02) & (pts["ttft_s"] <= 1.0)
@@ -25,7 +27,7 @@ def test_search_finds_the_cheapest_config_meeting_the_targets() -> None:
         float(np.min(pts["usd_per_million_tokens"][ok]))
     )
     best = r.row(r.best)
-    # the best point is a real, valid split, and its numbers are what the engine gives
+    # the best point is a real, valid split, and its numbers are what the (ideal) engine gives
     par = Parallelism.of(best["chips"], best["tp"], best["pp"], best["ep"])
     step = lr.decode_step(
         "llama-3.1-70b",
@@ -40,7 +42,7 @@ def test_search_finds_the_cheapest_config_meeting_the_targets() -> None:
 
 
 def test_frontier_is_monotone() -> None:
-    r = search("qwen3-30b-a3b", "h100-sxm", 8)
+    r = search(deployment("qwen3-30b-a3b", "h100-sxm"), 8)
     f = r.frontier
     tpot = r.points["tpot_s"][f]
     usd = r.points["usd_per_million_tokens"][f]
@@ -55,7 +57,9 @@ def test_frontier_is_monotone() -> None:
 def test_search_prefers_expert_parallel_attention_dp_for_deepseek() -> None:
     # The lecture: experts spread over the scale-up domain (256 experts on 64 GPUs), attention
     # data-parallel so that each GPU keeps its own sequences' latent KV cache
-    r = search("deepseek-v3", "gb200", 72, tpot_s=0.02, weight_dtype="fp8")
+    r = search(
+        deployment("deepseek-v3", "gb200", weight_dtype="fp8", engine="ideal"), 72, tpot_s=0.02
+    )
     assert r.best is not None
     best = r.row(r.best)
     assert best["ep"] >= 32 and best["tp"] <= 2
@@ -63,11 +67,11 @@ def test_search_prefers_expert_parallel_attention_dp_for_deepseek() -> None:
 
 def test_search_bad_input() -> None:
     with pytest.raises(lr.InputError, match="fits on no split"):
-        search("llama-3.1-405b", "rtx-4090", 2)
+        search(deployment("llama-3.1-405b", "rtx-4090"), 2)
     with pytest.raises(lr.InputError, match="max_chips"):
-        search("llama-3.1-8b", "h100-sxm", 0)
+        search(deployment("llama-3.1-8b", "h100-sxm"), 0)
     with pytest.raises(lr.InputError, match="no price"):
-        search("llama-3.1-8b", "tpu-v7", 4)
+        search(deployment("llama-3.1-8b", "tpu-v7"), 4)
 
 
 def test_optimize_cli(tmp_path: Path) -> None:

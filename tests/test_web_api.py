@@ -4,6 +4,7 @@ schemathesis run over the OpenAPI schema with no server error."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -109,6 +110,7 @@ def test_predict_sweep_optimize() -> None:
                 "model": "llama-3.1-70b",
                 "hardware": "h100-sxm",
                 "chips": 6,
+                "tp": 6,  # given: 6 does not divide 64 heads (a default is never an error)
                 "batch": 1,
                 "input_len": 8,
                 "output_len": 8,
@@ -198,3 +200,16 @@ def test_serve_listens_on_loopback_by_default() -> None:
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1"
+
+
+def test_the_server_reads_no_files_named_in_a_request(tmp_path: Path) -> None:
+    # a chip record FILE.toml or a config.json path works on the command line, but over HTTP
+    # only catalog ids (or records/configs sent in the body) are accepted
+    record = tmp_path / "chip.toml"
+    record.write_text("[mine]\nbf16_dense_tflops = 1\nmemory_capacity_gb = 1\n", "utf-8")
+    for body, field in (
+        ({"model": "llama-3.1-8b", "hardware": str(record)}, "hardware"),
+        ({"model": str(tmp_path / "config.json"), "hardware": "h100-sxm"}, "model"),
+    ):
+        r = client.post("/api/report", json=body)
+        assert r.status_code == 400 and r.json()["field"] == field

@@ -1,5 +1,5 @@
 """The page in a real browser: Debian's Chromium driven by Playwright against `serve` on
-loopback. It loads, draws, and follows a change of model and of batch."""
+loopback. It loads, draws, and follows a change of model, batch, engine, split and chip."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,19 +43,21 @@ def server() -> Iterator[str]:
             time.sleep(0.2)
     else:
         proc.kill()
-        pytest.fail("the server did not start: " + proc.stderr.read().decode()[-500:])
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        pytest.fail("the server did not start: " + err[-500:])
     yield url
     proc.terminate()
     proc.wait(timeout=10)
 
 
-def test_page_follows_model_and_batch(server: str, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is needed (make test installs it with apt-get)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
+        b = p.chromium.launch(
             executable_path=CHROMIUM,
             headless=True,
             args=[
@@ -66,57 +69,214 @@ def test_page_follows_model_and_batch(server: str, tmp_path: Path) -> None:
                 "--no-first-run",
             ],
         )
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
-        page.wait_for_selector("body[data-ready]")
-        step0 = page.text_content("#n_step")
-        chart0 = page.get_attribute("#c_batch polyline[data-name=step]", "points")
-        assert step0 and step0 != "–" and chart0
+        yield b
+        b.close()
 
-        # another model: the numbers and the chart change, and the URL carries the state
-        ready = page.get_attribute("body", "data-ready")
-        page.select_option("#model", "llama-3.1-70b")
-        page.fill("#chips", "8")
-        page.dispatch_event("#chips", "change")
-        page.wait_for_function(f"document.body.dataset.ready !== '{ready}'")
-        page.wait_for_timeout(300)
-        step1 = page.text_content("#n_step")
-        chart1 = page.get_attribute("#c_batch polyline[data-name=step]", "points")
-        assert step1 != step0 and chart1 != chart0
-        assert "model=llama-3.1-70b" in page.url and "chips=8" in page.url
 
-        # a bigger batch: the step time at the batch and the tokens/s change
-        ready = page.get_attribute("body", "data-ready")
-        tps1 = page.text_content("#n_tps")
-        page.fill("#batch", "8")  # 2^8 = 256 sequences
-        page.dispatch_event("#batch", "input")
-        page.wait_for_function(f"document.body.dataset.ready !== '{ready}'")
-        page.wait_for_timeout(300)
-        assert page.text_content("#batch_out") == "256"
-        assert page.text_content("#n_tps") != tps1
-        assert page.text_content("#regime")
+class Page:
+    """A page on the server that records script errors; `settle` waits until the answer to
+    the last input is drawn (the page keeps body[data-busy] set until then)."""
 
-        # a bad upload says so on the page
-        bad = tmp_path / "bad.json"
-        bad.write_text("{not json")
-        page.set_input_files("#upload", str(bad))
-        page.wait_for_function("document.getElementById('error').textContent.length > 0")
-        assert "not JSON" in page.text_content("#error")
+    def __init__(self, browser: Any, url: str) -> None:
+        self.page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(url)
+        self.page.wait_for_selector("body[data-ready]")
+        self.settle()
 
-        shot = os.environ.get("LLM_ROOFLINE_SCREENSHOT", str(tmp_path / "web.png"))
-        page.set_input_files("#upload", [])
-        page.select_option("#model", "deepseek-v3")
-        page.select_option("#hardware", "gb200")
-        page.fill("#chips", "72")
-        page.select_option("#weight_dtype", "fp8")
-        page.fill("#batch", "11")
-        ready = page.get_attribute("body", "data-ready")
-        page.dispatch_event("#batch", "input")
-        page.wait_for_function(f"document.body.dataset.ready !== '{ready}'")
-        page.wait_for_timeout(300)
-        page.screenshot(path=shot, full_page=True)
-        assert Path(shot).stat().st_size > 20_000
-        assert not errors, errors
-        browser.close()
+    def settle(self) -> None:
+        self.page.wait_for_function("!document.body.dataset.busy")
+
+    def text(self, selector: str) -> str:
+        return self.page.text_content(selector) or ""
+
+    def seconds(self, which: str) -> float:
+        """The exact value behind the headline: `ideal-s` or `step-s`."""
+        return float(self.page.get_attribute("#n_step", f"data-{which}") or "nan")
+
+    def points(self, name: str) -> str | None:
+        points: str | None = self.page.get_attribute(
+            f'#c_batch polyline[data-name="{name}"]', "points"
+        )
+        return points
+
+    def close(self) -> None:
+        assert not self.errors, self.errors
+        self.page.close()
+
+
+def test_page_follows_model_and_batch(server: str, browser: Any, tmp_path: Path) -> None:
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
+    page = p.page
+    step0 = p.text("#n_step")
+    chart0 = p.points("ideal step")
+    assert step0 and step0 != "–" and chart0
+
+    # another model: the numbers and the chart change, and the URL carries the state
+    page.select_option("#model", "llama-3.1-70b")
+    page.fill("#chips", "8")
+    page.dispatch_event("#chips", "change")
+    p.settle()
+    assert p.text("#n_step") != step0 and p.points("ideal step") != chart0
+    assert "model=llama-3.1-70b" in page.url and "chips=8" in page.url
+
+    # a bigger batch: the step time at the batch and the tokens/s change
+    tps1 = p.text("#n_tps")
+    page.fill("#batch", "8")  # 2^8 = 256 sequences
+    page.dispatch_event("#batch", "input")
+    p.settle()
+    assert p.text("#batch_out") == "256"
+    assert p.text("#n_tps") != tps1
+    assert p.text("#regime")
+
+    # a bad upload says so on the page
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    page.set_input_files("#upload", str(bad))
+    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    assert "not JSON" in p.text("#error")
+    p.close()
+
+
+def test_engine_choice_moves_and_names_every_number(server: str, browser: Any) -> None:
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
+    page = p.page
+    # the default is the calibrated engine: ideal bound and estimate with its range side by side
+    assert page.input_value("#engine") == "calibrated"
+    head = p.text("#n_step")
+    assert head.startswith("ideal ") and " · calibrated " in head and "–" in head, head
+    assert "(calibrated)" in p.text("#l_tps") and "(calibrated)" in p.text("#l_usd")
+    assert page.locator('#c_batch polygon[data-name="calibrated range"]').count() == 1
+    ideal0, step0, tps0 = p.seconds("ideal-s"), p.seconds("step-s"), p.text("#n_tps")
+    assert step0 > ideal0
+
+    page.select_option("#engine", "vllm")
+    p.settle()
+    head = p.text("#n_step")
+    assert " · vllm " in head and "calibrated" not in head, head
+    assert "(vllm)" in p.text("#l_tps") and "vllm" in p.text("#n_engine_note")
+    assert p.seconds("ideal-s") == ideal0  # the bound does not depend on the engine
+    assert p.seconds("step-s") != step0 and p.text("#n_tps") != tps0
+    assert p.points("vllm step") and "engine=vllm" in page.url
+
+    page.select_option("#engine", "ideal")
+    p.settle()
+    head = p.text("#n_step")
+    assert head.startswith("ideal ") and "·" not in head, head
+    assert p.seconds("step-s") == pytest.approx(ideal0, rel=1e-12)
+    assert "(ideal)" in p.text("#l_tps")
+    assert page.locator("#c_batch polygon.band").count() == 0
+    p.close()
+
+
+def test_chip_editor_doubles_memory_bandwidth(server: str, browser: Any) -> None:
+    # llama-3.1-8b on one h100-sxm at batch 1 is memory-bound with no communication: the ideal
+    # step is bytes / bandwidth, so twice the bandwidth is half the step
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=0")
+    page = p.page
+    assert p.text("#n_batch") == "1" and p.text("#n_bound") == "memory"
+    page.click("#chip_editor summary")
+    bw = page.locator("#chip_memory_bandwidth_tb_per_s")
+    assert bw.input_value() == "3.35"  # filled from the catalog record
+    ideal0, step0, chart0 = p.seconds("ideal-s"), p.seconds("step-s"), p.points("ideal step")
+
+    bw.fill("6.7")
+    p.settle()
+    assert p.seconds("ideal-s") / ideal0 == pytest.approx(0.5, rel=0.01)
+    assert p.seconds("step-s") < step0 and p.points("ideal step") != chart0
+    assert "1 figure edited" in p.text("#chip_state")
+    assert "chip.memory_bandwidth_tb_per_s=6.7" in page.url
+
+    # the link reproduces the view, edit included
+    q = Page(browser, page.url)
+    assert q.page.locator("#chip_editor").get_attribute("open") is not None
+    assert q.page.input_value("#chip_memory_bandwidth_tb_per_s") == "6.7"
+    assert q.seconds("ideal-s") == p.seconds("ideal-s") and q.text("#n_step") == p.text("#n_step")
+    q.close()
+
+    # reset returns to the catalog chip
+    page.click("#chip_reset")
+    p.settle()
+    assert bw.input_value() == "3.35" and "chip." not in page.url
+    assert p.seconds("ideal-s") == pytest.approx(ideal0, rel=1e-12)
+    assert "catalog figures" in p.text("#chip_state")
+
+    # another hardware refills the editor from its record
+    page.select_option("#hardware", "a100-80gb")
+    p.settle()
+    assert bw.input_value() == "2.039"
+    assert page.input_value("#chip_fp8_dense_tflops") == ""  # not in the catalog
+    p.close()
+
+
+def test_split_inputs_change_the_split(server: str, browser: Any) -> None:
+    p = Page(browser, server + "/?model=llama-3.1-70b&hardware=h100-sxm&chips=8&batch=4")
+    page = p.page
+    auto = p.text("#split")
+    assert "(auto)" in auto and "tp 8" in auto, auto
+
+    page.fill("#tp", "2")
+    page.fill("#replicas", "4")
+    p.settle()
+    split = p.text("#split")
+    assert "tp 2" in split and "4 replicas" in split and split != auto, split
+    assert "tp=2" in page.url and "replicas=4" in page.url
+    page.check("#pad_heads")
+    p.settle()
+    assert "pad_heads=1" in page.url
+
+    # a split that does not divide the chips: the server's message, the last view kept
+    page.fill("#replicas", "")
+    page.fill("#tp", "3")
+    p.settle()
+    assert "does not divide" in p.text("#error")
+    assert p.text("#split") == split and p.points("ideal step")
+
+    page.fill("#tp", "")
+    page.uncheck("#pad_heads")
+    p.settle()
+    assert p.text("#split") == auto and p.text("#error") == ""
+    assert "tp=" not in page.url and "pad_heads" not in page.url
+    p.close()
+
+
+def test_bad_chip_field_is_named(server: str, browser: Any) -> None:
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
+    page = p.page
+    page.click("#chip_editor summary")
+    step0 = p.text("#n_step")
+    for field, value in [
+        ("memory_bandwidth_tb_per_s", "0"),
+        ("memory_bandwidth_tb_per_s", ""),
+        ("memory_bandwidth_tb_per_s", "-2"),
+        ("scale_up_domain_chips", "0"),
+        ("price_usd_per_hour", "-1"),
+    ]:
+        if page.is_enabled("#chip_reset"):  # one bad figure at a time
+            page.click("#chip_reset")
+        page.fill(f"#chip_{field}", value)
+        p.settle()
+        assert field in p.text("#error"), (field, value, p.text("#error"))
+        assert "bad_field" in (page.get_attribute(f"#chip_{field}", "class") or "")
+        assert p.text("#n_step") == step0  # the last good view stays, never a blank page
+    page.click("#chip_reset")
+    p.settle()
+    assert p.text("#error") == ""
+    p.close()
+
+
+def test_screenshot(server: str, browser: Any, tmp_path: Path) -> None:
+    """The view in the README: DeepSeek-V3 on an NVL72 rack of GB200."""
+    shot = os.environ.get("LLM_ROOFLINE_SCREENSHOT", str(tmp_path / "web.png"))
+    p = Page(
+        browser,
+        server + "/?model=deepseek-v3&hardware=gb200&chips=72&weight_dtype=fp8&batch=11",
+    )
+    p.page.click("#chip_editor summary")
+    p.settle()
+    assert "ep 72" in p.text("#split") and "calibrated" in p.text("#n_step")
+    p.page.wait_for_timeout(200)
+    p.page.screenshot(path=shot, full_page=True)
+    assert Path(shot).stat().st_size > 20_000
+    p.close()

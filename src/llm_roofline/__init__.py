@@ -7,6 +7,13 @@ catalogs of real models (their config.json) and real hardware (datasheet figures
 >>> step = lr.decode_step("llama-3.1-8b", "h100-sxm", batch=[1, 256], context_len=4096)
 >>> step.t_step.shape, list(step.bound_names)
 ((2,), ['memory', 'memory'])
+
+One deployment (model, chips, split, data types, engine) gives the same numbers on every
+surface; the split is chosen by a documented rule when only chips are given:
+
+>>> d = lr.deployment("llama-3.1-70b", "h100-sxm", 8)
+>>> d.split_text()
+'tp 8 · pp 1 · 1 replica (auto)'
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from .catalog import (
     model_entry,
 )
 from .cost import joules_per_token, usd_per_million_tokens, usd_per_token
+from .deployment import Deployment, auto_split, deployment
 from .dtypes import DType, get_dtype, list_dtypes
 from .errors import ConfigError, InputError, LlmRooflineError, UnknownIdError
 from .hardware import Chip, System
@@ -49,6 +57,7 @@ __all__ = [
     "Chip",
     "ConfigError",
     "DType",
+    "Deployment",
     "InputError",
     "LayerGroup",
     "LlmRooflineError",
@@ -59,11 +68,13 @@ __all__ = [
     "System",
     "UnknownIdError",
     "__version__",
+    "auto_split",
     "balance_batch",
     "balance_batch_formula",
     "balanced_context",
     "balanced_context_formula",
     "decode_step",
+    "deployment",
     "experts_touched",
     "get_dtype",
     "get_hardware",

@@ -17,24 +17,25 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .catalog import get_model
-from .cost import usd_per_token
+from .catalog import get_model, list_models
+from .deployment import Deployment
 from .dtypes import get_dtype
 from .errors import ConfigError, InputError
-from .hardware import Chip, System
-from .memory import max_batch
+from .hardware import Chip
 from .model import ModelSpec
-from .roofline import as_system, decode_step, prefill
+from .roofline import as_system
 
 __all__ = [
     "BalanceResult",
     "Tier",
     "balance",
     "cache_costs",
+    "catalog_kv_vs_price_step",
     "cost_floor",
     "decode_to_prefill_mfu",
     "kv_bytes_from_price_step",
     "load_tiers",
+    "price_step_active_params",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -76,38 +77,117 @@ def kv_bytes_from_price_step(
     return 2.0 * N / (r * S)
 
 
-def cost_floor(
-    model: str | ModelSpec,
-    hardware: str | Chip | System,
-    chips: int = 1,
-    *,
-    context_len: int = 4096,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-) -> dict[str, float]:
-    """The ideal cost per million input and output tokens at `context_len`.
+ACTIVE_PARAMS_AGREE = 0.01  # a given N_active within 1% of the model's own agrees with it
+
+
+def price_step_active_params(
+    active_params: float | None, model: str | ModelSpec | None
+) -> dict[str, Any]:
+    """The active parameters to read a price step with: `active_params` when given, else the
+    model's parameters multiplied per token (`ModelSpec.params_multiplied`).
+
+    Returns {"active_params", "source" ("given" or "model"), "model_active_params" (None
+    without a model), "agrees" (None unless both are given: whether they agree within 1%)}.
+    Both given and disagreeing: the given figure is used, and `agrees` is False so the caller
+    can say so.
+    """
+    model_n = float(get_model(model).params_multiplied) if model is not None else None
+    if active_params is None:
+        if model_n is None:
+            raise InputError(
+                "a price step needs active_params (the model's active parameters) or a model",
+                field="active_params",
+            )
+        return {
+            "active_params": model_n,
+            "source": "model",
+            "model_active_params": model_n,
+            "agrees": None,
+        }
+    n = _positive(active_params, "active_params")
+    agrees = None if model_n is None else math.isclose(n, model_n, rel_tol=ACTIVE_PARAMS_AGREE)
+    return {"active_params": n, "source": "given", "model_active_params": model_n, "agrees": agrees}
+
+
+def catalog_kv_vs_price_step(
+    threshold_tokens: float, flops_per_byte: float, *, kv_dtype: str = "bf16"
+) -> list[dict[str, Any]]:
+    """Each catalog model's real KV bytes per token against the figure a price step at
+    `threshold_tokens` implies for a model with that model's own active parameters.
+
+    Per model: {"model", "active_params" (N_active = params_multiplied),
+    "kv_bytes_per_token" (every layer full, `kv_dtype` cache), "implied_kv_bytes_per_token"
+    (2 · N_active / (flops_per_byte · threshold), `kv_bytes_from_price_step`), "ratio" (real ÷
+    implied: how many times more KV than a model of that size priced with that step could
+    hold)}. Sorted by model id.
+    """
+    S = _positive(threshold_tokens, "threshold_tokens")
+    r = _positive(flops_per_byte, "flops_per_byte")
+    kvb = get_dtype(kv_dtype).bytes
+    rows = []
+    for mid in list_models():
+        spec = get_model(mid)
+        n = float(spec.params_multiplied)
+        real = float(spec.kv_bytes_per_token(kvb))
+        implied = kv_bytes_from_price_step(S, n, r)
+        rows.append(
+            {
+                "model": mid,
+                "active_params": n,
+                "kv_bytes_per_token": real,
+                "implied_kv_bytes_per_token": implied,
+                "ratio": real / implied,
+            }
+        )
+    return rows
+
+
+def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
+    """Cost per million input and output tokens of a deployment at `context_len`, under its
+    engine (`ideal`: the floor; a calibrated profile: the realistic estimate).
 
     Input: one prefill of the whole context (compute-bound: a floor any batch shares).
     Output: a decode step at the largest batch that fits with that context.
     """
-    spec = get_model(model)
-    system = as_system(hardware, chips)
-    kw: dict[str, Any] = {"weight_dtype": weight_dtype, "kv_dtype": kv_dtype}
-    pre = prefill(spec, system, batch=1, prompt_len=context_len, **kw)
-    fit = int(max_batch(spec, system, context_len=context_len, **kw))
+    S = _context(context_len)
+    pre = dep.prefill(1, S)
+    fit = int(dep.max_batch(S))
     if fit < 1:
         raise InputError(
-            f"{spec.name} does not fit on {system.n_chips} × {system.chip.id} at context "
-            f"{context_len:,}: no batch to price",
+            f"{dep.spec.name} does not fit on {dep.chips} × {dep.chip.id} ({dep.split_text()}) "
+            f"at context {S:,}: no batch to price",
             field="chips",
         )
-    dec = decode_step(spec, system, batch=fit, context_len=context_len, **kw)
+    dec = dep.decode(fit, S)
+    price = _price(dep)
+    t_pre, _, _ = dep.time(pre, is_prefill=True)
+    t_dec, _, _ = dep.time(dec)
     return {
-        "usd_per_million_input_tokens": float(usd_per_token(pre)) * 1e6,
-        "usd_per_million_output_tokens": float(usd_per_token(dec)) * 1e6,
+        "usd_per_million_input_tokens": float(price * t_pre.flat[0] / S) * 1e6,
+        "usd_per_million_output_tokens": float(price * t_dec.flat[0] / fit) * 1e6,
         "batch": float(fit),
-        "kv_bytes_per_token": spec.kv_bytes_per_token(get_dtype(kv_dtype).bytes),
+        "kv_bytes_per_token": dep.model.kv_bytes_per_token(get_dtype(dep.kv_dtype).bytes),
+        "engine": dep.engine,
     }
+
+
+def _price(dep: Deployment) -> float:
+    """USD per second of the whole deployment, or an error naming the missing price."""
+    if not dep.chip.price_usd_per_s > 0:
+        raise InputError(
+            f"{dep.chip.id} has no price in the catalog; give one (USD per chip-hour)",
+            field="price_usd_per_hour",
+        )
+    return dep.system.price_usd_per_s
+
+
+def _context(context_len: int) -> int:
+    ok = isinstance(context_len, (int, np.integer)) and not isinstance(context_len, bool)
+    if not ok or context_len < 1:
+        raise InputError(
+            f"context_len must be a positive integer, got {context_len!r}", field="context_len"
+        )
+    return int(context_len)
 
 
 # ---- training, RL and inference in balance -----------------------------------------------
@@ -218,51 +298,77 @@ def load_tiers(hardware: str | Chip) -> list[Tier]:
     return tiers
 
 
-def cache_costs(
-    model: str | ModelSpec,
-    hardware: str | Chip,
-    chips: int = 1,
-    *,
-    context_len: int,
-    hold_s: ArrayLike,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-) -> dict[str, Any]:
+def cache_costs(dep: Deployment, *, context_len: int, hold_s: ArrayLike) -> dict[str, Any]:
     """Dollars to keep one sequence's KV cache for `hold_s` seconds in each tier and bring it
-    back, against recomputing it with a prefill.
+    back, against recomputing it with a prefill (timed under the deployment's engine).
 
+    One sequence lives on one instance (a replica) of n = chips / replicas chips.
     Holding: (cache bytes / tier capacity) × the tier's cost per second × hold time.
-    Bringing it back: the accelerators wait for bytes / tier bandwidth, priced at the chips'
-    rate. Recomputing: the prefill of `context_len` tokens (ideal, batch 1).
+    Bringing it back: the instance's n chips wait for bytes / tier bandwidth, priced at the n
+    chips' rate. Recomputing: the prefill of `context_len` tokens on the instance (batch 1).
+
+    HBM on n chips: the instance holds its KV cache spread over its chips (tensor parallelism
+    shards each sequence's K and V by head), so one sequence's cache takes bytes / n on each
+    chip and comes back over all n chips at once: bytes / (n · HBM bandwidth) seconds, charged
+    at n chips' price, which is the same dollars as one chip reading all of it. Holding it
+    takes bytes / (n · capacity) of n chips' price: again one chip's share. Each other tier is
+    one device (a DIMM, a drive, a disk) that the whole instance waits on. Each tier's
+    `devices` and `bandwidth` say which was used.
+
+    Fit: the weights and this one sequence's KV cache, per chip (the deployment's split),
+    against a chip's memory. When they do not fit, `fits` is False and `warning` says by how
+    much (otherwise None); the costs are computed all the same.
     """
-    spec = get_model(model)
-    system = as_system(hardware, chips)
-    if context_len < 1:
-        raise InputError("context_len must be positive", field="context_len")
+    spec = dep.model
+    S = _context(context_len)
     hold = np.asarray(hold_s, dtype=np.float64)
     if not (np.all(np.isfinite(hold)) and np.all(hold >= 0)):
         raise InputError("hold times must be zero or positive", field="hold_s")
-    nbytes = float(spec.kv_elements_per_sequence(context_len)) * get_dtype(kv_dtype).bytes
-    pre = prefill(
-        spec, system, batch=1, prompt_len=context_len, weight_dtype=weight_dtype, kv_dtype=kv_dtype
-    )
-    recompute = float(pre.t_step) * system.price_usd_per_s
+    n = dep.instance_chips
+    nbytes = float(spec.kv_elements_per_sequence(S)) * get_dtype(dep.kv_dtype).bytes
+    mem = dep.memory(1, S)
+    weights_pc, kv_pc = float(mem.weights.flat[0]), float(mem.kv.flat[0])
+    fits = weights_pc + kv_pc <= mem.capacity
+    warning = None
+    if not fits:
+        warning = (
+            f"{spec.name} does not fit on {dep.chips} × {dep.chip.id} ({dep.split_text()}): "
+            f"weights {weights_pc / 1e9:,.1f} GB + KV cache {kv_pc / 1e9:,.1f} GB = "
+            f"{(weights_pc + kv_pc) / 1e9:,.1f} GB per chip, {mem.capacity / 1e9:,.1f} GB "
+            f"per chip available (costs computed as if it did)"
+        )
+    price = _price(dep) / dep.replicas  # one instance's chips
+    pre = dep.instance_deployment().prefill(1, S)
+    t_pre = float(dep.time(pre, is_prefill=True)[0].flat[0])
+    recompute = t_pre * price
+    system = dep.instance
     tiers = load_tiers(system.chip)
     out: dict[str, Any] = {
+        "engine": dep.engine,
         "kv_bytes": nbytes,
+        "chips": n,
+        "weights_bytes_per_chip": weights_pc,
+        "kv_bytes_per_chip": kv_pc,
+        "capacity_bytes_per_chip": float(mem.capacity),
+        "fits": bool(fits),
+        "warning": warning,
         "recompute_usd": recompute,
-        "recompute_s": float(pre.t_step),
+        "recompute_s": t_pre,
         "hold_s": hold,
         "tiers": {},
     }
     for t in tiers:
-        holding = nbytes / t.capacity_bytes * t.usd_per_s * hold
-        fetch_s = nbytes / t.bandwidth
+        devices = n if t.id == "hbm" else 1
+        capacity, bandwidth = devices * t.capacity_bytes, devices * t.bandwidth
+        holding = nbytes / capacity * (devices * t.usd_per_s) * hold
+        fetch_s = nbytes / bandwidth
         out["tiers"][t.id] = {
             "name": t.name,
+            "devices": devices,
+            "bandwidth": bandwidth,
             "drain_time_s": t.drain_time_s,
             "fetch_s": fetch_s,
-            "usd": holding + fetch_s * system.price_usd_per_s,
+            "usd": holding + fetch_s * price,
         }
     costs = np.stack([v["usd"] for v in out["tiers"].values()] + [np.full_like(hold, recompute)])
     names = [*out["tiers"], "recompute"]
@@ -273,34 +379,26 @@ def cache_costs(
 # ---- cost against context -------------------------------------------------------------------
 
 
-def cost_vs_context(
-    model: str | ModelSpec,
-    hardware: str | Chip | System,
-    contexts: ArrayLike,
-    chips: int = 1,
-    *,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-) -> dict[str, FloatArray]:
-    """Ideal $ per million output tokens against context, at the largest batch that fits at
-    each context (0 where not even one sequence fits), and at batch 1.
+def cost_vs_context(dep: Deployment, contexts: ArrayLike) -> dict[str, Any]:
+    """$ per million output tokens against context under the deployment's engine, at the
+    largest batch that fits at each context (inf where not even one sequence fits), and at
+    batch 1.
 
     Long context costs more twice over: every step reads more KV per sequence, and fewer
     sequences fit beside the weights, so the weight fetch is shared among fewer tokens.
     """
-    spec = get_model(model)
-    system = as_system(hardware, chips)
     S = np.asarray(contexts, dtype=np.float64)
     if S.ndim != 1 or S.size == 0 or not np.all(np.isfinite(S)) or np.any(S < 1):
         raise InputError("contexts must be a non-empty list of positive numbers", field="contexts")
-    kw: dict[str, Any] = {"weight_dtype": weight_dtype, "kv_dtype": kv_dtype}
-    fit = np.floor(np.asarray(max_batch(spec, system, context_len=S, **kw), dtype=np.float64))
+    price = _price(dep)
+    fit = np.floor(np.asarray(dep.max_batch(S), dtype=np.float64))
     B = np.maximum(fit, 1.0)
-    best = usd_per_token(decode_step(spec, system, batch=B, context_len=S, **kw)) * 1e6
-    one = usd_per_token(decode_step(spec, system, batch=1, context_len=S, **kw)) * 1e6
+    best = price * dep.time(dep.decode(B, S))[0] / B * 1e6
+    one = price * dep.time(dep.decode(1, S))[0] * 1e6
     return {
         "context": S,
         "batch": fit,
         "usd_per_million_output_tokens": np.where(fit >= 1, best, np.inf),
         "usd_per_million_output_tokens_batch1": np.asarray(one, dtype=np.float64),
+        "engine": dep.engine,
     }

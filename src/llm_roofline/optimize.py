@@ -4,27 +4,25 @@ For every chip count (powers of two up to `max_chips`, and `max_chips` itself), 
 that can hold the model (tp, pp, ep over powers of two; each split checked by
 `Parallelism.check`) and every batch that fits (powers of two and the largest), it evaluates one
 decode step at the context (vectorised over batch) and one prefill of a request's prompt (its
-TTFT lower bound). Each point gives tokens/s per user (1 / time per output token), tokens/s per
+TTFT), each timed under the deployment's engine (the ideal lower bound or a calibrated
+profile). Each point gives tokens/s per user (1 / time per output token), tokens/s per
 chip and $ per million output tokens; the frontier is the set no other point beats on both
 speed per user and cost.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .catalog import get_hardware, get_model
 from .cost import pareto_frontier
+from .deployment import Deployment
 from .errors import InputError
-from .hardware import Chip, System
-from .memory import max_batch
 from .model import ModelSpec
-from .parallel import CommModel, Parallelism
-from .roofline import decode_step, prefill
+from .parallel import Parallelism
 
 __all__ = ["COLUMNS", "SearchResult", "search"]
 
@@ -54,6 +52,7 @@ class SearchResult:
     best: int | None
     targets: dict[str, float | None] = field(default_factory=dict)
     configs_tried: int = 0
+    engine: str = "ideal"
 
     def row(self, i: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -97,20 +96,17 @@ def _splits(spec: ModelSpec, chips: int) -> list[Parallelism]:
 
 
 def search(
-    model: str | ModelSpec,
-    hardware: str | Chip,
+    dep: Deployment,
     max_chips: int,
     *,
     context_len: int = 4096,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
     tpot_s: float | None = None,
     ttft_s: float | None = None,
-    comm: CommModel | None = None,
 ) -> SearchResult:
-    """The search described in the module docstring; targets are upper limits in seconds."""
-    spec = get_model(model)
-    chip = get_hardware(hardware)
+    """The search described in the module docstring for the deployment's model, chip, data
+    types, communication model and engine (its own chip count and split are not used: the
+    search tries them all); targets are upper limits in seconds."""
+    spec, chip = dep.model, dep.chip
     if isinstance(max_chips, bool) or not isinstance(max_chips, int) or max_chips < 1:
         raise InputError(
             f"max_chips must be a positive integer, got {max_chips!r}", field="max_chips"
@@ -118,27 +114,27 @@ def search(
     for name, v in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
         if v is not None and not v > 0:
             raise InputError(f"{name} must be positive, got {v!r}", field=name)
-    kw: dict[str, Any] = {"weight_dtype": weight_dtype, "kv_dtype": kv_dtype}
+    if not chip.price_usd_per_s > 0:
+        raise InputError(
+            f"{chip.id} has no price in the catalog; the search ranks by cost",
+            field="price_usd_per_hour",
+        )
     cols: dict[str, list[float]] = {c: [] for c in COLUMNS}
     tried = 0
     chip_counts = sorted(set(_powers(max_chips)) | {max_chips})
     for n in chip_counts:
-        system = System(chip, n)
         for par in _splits(spec, n):
             tried += 1
-            fit = int(max_batch(spec, system, context_len=context_len, parallel=par, **kw))
+            d = replace(
+                dep, chips=n, tp=par.tp, pp=par.pp, ep=par.ep, replicas=1, split_rule="given"
+            )
+            fit = int(d.max_batch(context_len))
             if fit < 1:
                 continue
             B = np.asarray(sorted({b for b in _powers(fit)} | {fit}), dtype=np.float64)
-            step = decode_step(
-                spec, system, batch=B, context_len=context_len, parallel=par, comm=comm, **kw
-            )
-            first = prefill(
-                spec, system, batch=1, prompt_len=context_len, parallel=par, comm=comm, **kw
-            )
-            t = step.t_step
-            price = system.price_usd_per_s
-            usd = price * t / B * 1e6 if price > 0 else np.full_like(t, np.nan)
+            t, _, _ = d.time(d.decode(B, context_len))
+            first, _, _ = d.time(d.prefill(1, context_len), is_prefill=True)
+            usd = d.system.price_usd_per_s * t / B * 1e6
             m = B.size
             for c, v in (
                 ("chips", n),
@@ -150,7 +146,7 @@ def search(
                 cols[c] += [float(v)] * m
             cols["batch"] += list(B)
             cols["tpot_s"] += list(t)
-            cols["ttft_s"] += [float(first.t_step)] * m
+            cols["ttft_s"] += [float(np.asarray(first).flat[0])] * m
             cols["tokens_per_s_per_user"] += list(1.0 / t)
             cols["tokens_per_s"] += list(B / t)
             cols["tokens_per_s_per_chip"] += list(B / t / n)
@@ -161,11 +157,6 @@ def search(
             f"{spec.name} fits on no split of up to {max_chips} × {chip.id} at context "
             f"{context_len:,}; allow more chips or a smaller weight type",
             field="max_chips",
-        )
-    if not chip.price_usd_per_s > 0:
-        raise InputError(
-            f"{chip.id} has no price in the catalog; the search ranks by cost",
-            field="price_usd_per_hour",
         )
     cost = points["usd_per_million_tokens"]
     frontier = pareto_frontier(points["tpot_s"], cost)
@@ -181,4 +172,5 @@ def search(
         best=best,
         targets={"tpot_s": tpot_s, "ttft_s": ttft_s},
         configs_tried=tried,
+        engine=dep.engine,
     )

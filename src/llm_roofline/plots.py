@@ -19,20 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .catalog import get_model
-from .cost import cost_terms, pareto_frontier, usd_per_token
+from .cost import cost_terms, pareto_frontier
+from .curves import batch_axis, cost_vs_batch, latency_cost_grid
+from .deployment import Deployment
 from .errors import InputError
-from .hardware import Chip, System
-from .memory import max_batch, memory_use
+from .hardware import System
 from .model import ModelSpec
-from .roofline import (
-    as_system,
-    balance_batch,
-    balanced_context,
-    decode_step,
-    latency_floor,
-    prefill,
-)
+from .roofline import balance_batch, balanced_context
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -59,28 +52,42 @@ PER_M = 1e6  # $ per token -> $ per million tokens
 
 @dataclass(frozen=True)
 class PlotSpec:
-    """What to draw: a model on a system, at a context, with data types."""
+    """What to draw: a deployment at a context."""
 
-    model: ModelSpec
-    system: System
+    dep: Deployment
     context_len: int = 4096
-    weight_dtype: str = "bf16"
-    kv_dtype: str = "bf16"
-    overlap: str = "full"
+
+    @property
+    def model(self) -> ModelSpec:
+        return self.dep.model
+
+    @property
+    def system(self) -> System:
+        return self.dep.system
+
+    @property
+    def weight_dtype(self) -> str:
+        return self.dep.weight_dtype
+
+    @property
+    def kv_dtype(self) -> str:
+        return self.dep.kv_dtype
+
+    @property
+    def overlap(self) -> str:
+        return self.dep.overlap
 
     @property
     def title(self) -> str:
         return (
-            f"{self.model.name} on {self.system.n_chips} × {self.system.chip.name} "
-            f"({self.weight_dtype} weights, {self.kv_dtype} KV)"
+            f"{self.model.name} on {self.dep.chips} × {self.dep.chip.name} "
+            f"({self.weight_dtype} weights, {self.kv_dtype} KV; {self.dep.split_text()})"
         )
 
-    def kw(self) -> dict[str, Any]:
-        return {
-            "weight_dtype": self.weight_dtype,
-            "kv_dtype": self.kv_dtype,
-            "overlap": self.overlap,
-        }
+    def b_star(self) -> float:
+        """B* of one instance, times the replicas (the batch counts every replica)."""
+        b = balance_batch(self.model, self.dep.chip, weight_dtype=self.weight_dtype)
+        return b * self.dep.replicas
 
 
 def _use_agg() -> None:
@@ -95,18 +102,17 @@ def _use_agg() -> None:
 
 
 def _batch_range(p: PlotSpec) -> tuple[np.ndarray, int, float]:
-    fit = int(
-        max_batch(
-            p.model,
-            p.system,
-            context_len=p.context_len,
-            weight_dtype=p.weight_dtype,
-            kv_dtype=p.kv_dtype,
-        )
-    )
-    b_star = balance_batch(p.model, p.system, weight_dtype=p.weight_dtype)
-    top = max(fit, int(2.5 * b_star), 16)
-    return np.linspace(1, top, 400), fit, b_star
+    B, fit = batch_axis(p.dep, p.context_len, 400)
+    return B, fit, p.b_star()
+
+
+def _engine_step(ax: Any, p: PlotSpec, x: np.ndarray, step: Any) -> None:
+    """The step under the deployment's engine (a calibrated profile), with its range."""
+    if p.dep.profile is None:
+        return
+    t, lo, hi = p.dep.time(step)
+    ax.plot(x, t * MS, label=f"step, {p.dep.engine} engine", color="tab:purple", lw=1.8)
+    ax.fill_between(x, lo * MS, hi * MS, color="tab:purple", alpha=0.12, lw=0)
 
 
 def fig_step_vs_batch(p: PlotSpec) -> Figure:
@@ -114,16 +120,22 @@ def fig_step_vs_batch(p: PlotSpec) -> Figure:
     import matplotlib.pyplot as plt
 
     B, fit, b_star = _batch_range(p)
-    s = decode_step(p.model, p.system, batch=B, context_len=p.context_len, **p.kw())
+    s = p.dep.decode(B, p.context_len)
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(B, s.t_compute * MS, label="compute (matmul + attention)", color="tab:blue")
     ax.plot(B, s.t_weights * MS, label="weight fetch", color="tab:orange", ls="--")
     ax.plot(B, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
     ax.plot(B, s.t_memory * MS, label="memory = weights + KV", color="tab:red")
     ax.plot(
-        B, s.t_step * MS, label=f"step time ({p.overlap} overlap)", color="black", lw=3.5, alpha=0.6
+        B,
+        s.t_step * MS,
+        label=f"step time, ideal ({p.overlap} overlap)",
+        color="black",
+        lw=3.5,
+        alpha=0.6,
     )
-    floor = latency_floor(p.model, p.system, weight_dtype=p.weight_dtype)
+    _engine_step(ax, p, B, s)
+    floor = float(p.dep.decode(1, 1).t_weights.flat[0])
     ax.axhline(floor * MS, color="grey", ls=":", lw=1)
     ax.annotate(
         f"latency floor {floor * MS:.3g} ms",
@@ -164,7 +176,7 @@ def fig_step_vs_batch(p: PlotSpec) -> Figure:
 def context_crossover(p: PlotSpec, batch: int, contexts: np.ndarray) -> float | None:
     """The first context of `contexts` at which the step at `batch` turns memory-bound after
     being compute-bound (None when it never does on the grid)."""
-    s = decode_step(p.model, p.system, batch=batch, context_len=contexts, **p.kw())
+    s = p.dep.decode(batch, contexts)
     flips = np.nonzero((s.bound[:-1] == 0) & (s.bound[1:] != 0))[0]
     return float(contexts[flips[0] + 1]) if flips.size else None
 
@@ -174,21 +186,20 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     import matplotlib.pyplot as plt
 
     # default: twice B*, so that short contexts are compute-bound and long ones memory-bound
-    b = batch or max(1, round(2 * balance_batch(p.model, p.system, weight_dtype=p.weight_dtype)))
+    b = batch or max(1, round(2 * p.b_star()))
     top = max(p.model.max_context or 0, 131072)
     S = np.geomspace(64, top, 400)
-    s = decode_step(p.model, p.system, batch=b, context_len=S, **p.kw())
-    fits = memory_use(
-        p.model, p.system, batch=b, context_len=S, weight_dtype=p.weight_dtype, kv_dtype=p.kv_dtype
-    ).fits
+    s = p.dep.decode(b, S)
+    fits = p.dep.memory(b, S).fits
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(S, s.t_compute * MS, label="compute", color="tab:blue")
     ax.plot(S, s.t_weights * MS, label="weight fetch", color="tab:orange", ls="--")
     ax.plot(S, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
     ax.plot(S, s.t_memory * MS, label="memory", color="tab:red")
-    ax.plot(S, s.t_step * MS, label="step time", color="black", lw=3.5, alpha=0.6)
+    ax.plot(S, s.t_step * MS, label="step time, ideal", color="black", lw=3.5, alpha=0.6)
+    _engine_step(ax, p, S, s)
     lo = float(np.min(np.minimum(s.t_weights, s.t_compute)) * MS) * 0.5
-    hi = float(np.max(s.t_step * MS)) * 2.0
+    hi = float(np.max(p.dep.time(s)[2] * MS)) * 2.0
     compute_bound = s.bound == 0
     ax.fill_between(
         S, lo, hi, where=compute_bound, color="tab:blue", alpha=0.07, lw=0, label="compute-bound"
@@ -218,7 +229,7 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
             ha="left",
             va="top",
         )
-    s_bal = balanced_context(p.model, p.system, kv_dtype=p.kv_dtype, weight_dtype=p.weight_dtype)
+    s_bal = balanced_context(p.model, p.dep.chip, kv_dtype=p.kv_dtype, weight_dtype=p.weight_dtype)
     ax.axvline(s_bal, color="purple", ls=":", lw=1)
     ax.annotate(
         f" balanced context {s_bal:,.0f}: one sequence's\n KV fetch = its matmuls",
@@ -262,18 +273,9 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
     _use_agg()
     import matplotlib.pyplot as plt
 
-    fit = int(
-        max_batch(
-            p.model,
-            p.system,
-            context_len=p.context_len,
-            weight_dtype=p.weight_dtype,
-            kv_dtype=p.kv_dtype,
-        )
-    )
+    fit = int(p.dep.max_batch(p.context_len))
     B = np.unique(np.geomspace(1, max(fit, 2), 300).round())
-    s = decode_step(p.model, p.system, batch=B, context_len=p.context_len, **p.kw())
-    c = cost_terms(s)
+    c = cost_vs_batch(p.dep, p.context_len, B)
     fig, ax = plt.subplots(figsize=(8, 5))
     _cost_lines(
         ax,
@@ -282,8 +284,10 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
         "weight fetch / B" + ("" if p.model.is_moe else " (a hyperbola)"),
         "compute / B (floor)",
         "KV fetch / B (floor)",
-        "cost of the step",
+        "cost of the step, ideal",
     )
+    if p.dep.profile is not None:
+        ax.plot(B, c["engine"] * PER_M, label=f"cost, {p.dep.engine} engine", color="tab:purple")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("batch B (up to the largest that fits)")
@@ -314,7 +318,7 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     import matplotlib.pyplot as plt
 
     T = np.unique(np.geomspace(1, 32768, 200).round())
-    s = prefill(p.model, p.system, batch=1, prompt_len=T, **p.kw())
+    s = p.dep.prefill(1, T)
     c = cost_terms(s)
     fig, ax = plt.subplots(figsize=(8, 5))
     _cost_lines(
@@ -354,49 +358,18 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     return fig
 
 
-def latency_cost_grid(p: PlotSpec, max_chips: int | None = None) -> dict[str, np.ndarray]:
-    """Per-token latency and cost over chips (powers of two) × batch (powers of two that fit)."""
-    chip = p.system.chip
-    limit = max_chips or max(p.system.n_chips, chip.scale_up_domain, 8)
-    chips_list = [n for n in (2**k for k in range(0, 13)) if n <= limit]
-    if p.system.n_chips not in chips_list:
-        chips_list.append(p.system.n_chips)
-    rows: dict[str, list[float]] = {"chips": [], "batch": [], "latency_s": [], "usd_per_token": []}
-    for n in sorted(chips_list):
-        sysn = System(chip, n)
-        fit = int(
-            max_batch(
-                p.model,
-                sysn,
-                context_len=p.context_len,
-                weight_dtype=p.weight_dtype,
-                kv_dtype=p.kv_dtype,
-            )
-        )
-        if fit < 1:
-            continue
-        B = np.asarray(
-            sorted({b for b in (2**k for k in range(0, 20)) if b <= fit} | {fit}), dtype=float
-        )
-        s = decode_step(p.model, sysn, batch=B, context_len=p.context_len, **p.kw())
-        rows["chips"] += [n] * len(B)
-        rows["batch"] += list(B)
-        rows["latency_s"] += list(s.t_step)
-        rows["usd_per_token"] += list(usd_per_token(s))
-    return {k: np.asarray(v, dtype=float) for k, v in rows.items()}
-
-
 def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     _use_agg()
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
-    g = latency_cost_grid(p)
+    g = latency_cost_grid(p.dep, p.context_len)
     fig, ax = plt.subplots(figsize=(8, 5))
     title = (
         f"Latency vs cost over chips × batch (powers of two and the largest that fits), "
-        f"context {p.context_len:,}\n{p.model.name} on {p.system.chip.name} "
-        f"({p.weight_dtype} weights, {p.kv_dtype} KV)"
+        f"context {p.context_len:,}\n{p.model.name} on {p.dep.chip.name} "
+        f"({p.weight_dtype} weights, {p.kv_dtype} KV; each chip count split by the rule; "
+        f"engine {p.dep.engine})"
     )
     ax.set_title(title, fontsize=10)
     if g["chips"].size == 0:
@@ -572,31 +545,23 @@ NEEDS_PRICE = {"cost_vs_batch", "cost_vs_tokens_per_pass", "latency_vs_cost"}
 
 
 def write_figures(
-    model: str | ModelSpec,
-    hardware: str | Chip | System,
-    chips: int = 1,
+    dep: Deployment,
     out_dir: str | Path = "out",
     *,
     context_len: int = 4096,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    overlap: str = "full",
     prefix: str = "",
 ) -> list[Path]:
-    """Draw the five figures and write each as PNG and SVG into `out_dir`; returns the paths.
-
-    The three cost figures need a price: a chip without one gets only the first two.
-    """
+    """Draw the five figures for a deployment and write each as PNG and SVG into `out_dir`;
+    returns the paths. The three cost figures need a price: a chip without one gets only the
+    first two."""
     _use_agg()
 
-    p = PlotSpec(
-        get_model(model), as_system(hardware, chips), context_len, weight_dtype, kv_dtype, overlap
-    )
+    p = PlotSpec(dep, context_len)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     for name in FIGURES:
-        if name in NEEDS_PRICE and not p.system.chip.price_usd_per_s > 0:
+        if name in NEEDS_PRICE and not dep.chip.price_usd_per_s > 0:
             continue
         paths += _save(_DRAW[name](p), out / f"{prefix}{name}")
     return paths

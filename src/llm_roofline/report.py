@@ -1,5 +1,5 @@
-"""Tables of the lecture's numbers for one model on one system (no formulas here: every figure
-comes from the engine)."""
+"""Tables of the lecture's numbers for one deployment (no formulas here: every figure comes from
+the engine through the deployment)."""
 
 from __future__ import annotations
 
@@ -9,25 +9,28 @@ from typing import Any
 
 import numpy as np
 
-from .catalog import get_model
-from .cost import usd_per_million_tokens
-from .dtypes import get_dtype
-from .hardware import Chip, System
-from .memory import max_batch, memory_use, weights_per_chip
-from .model import ModelSpec
-from .parallel import Parallelism
-from .roofline import as_system, balance_batch, decode_step, latency_floor
+from .curves import step_figures
+from .deployment import Deployment
+from .roofline import balance_batch, positive_array
 
-__all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "sweep"]
+__all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "fit_message", "sweep"]
 
 
 @dataclass(frozen=True)
 class DecodeReport:
-    """Headline figures and a batch table for one model, system, context and data types."""
+    """Headline figures and a batch table for one deployment at one context.
+
+    Every row carries the ideal step (`t_ideal_s`, the lower bound) and the step under the
+    deployment's engine (`t_step_s`, with `t_step_low_s` / `t_step_high_s` for a calibrated
+    engine); tokens/s and $ per million tokens follow the engine.
+    """
 
     model: str
     hardware: str
     chips: int
+    deployment: dict[str, Any]
+    split: str
+    engine: str
     context_len: int
     weight_dtype: str
     kv_dtype: str
@@ -39,6 +42,7 @@ class DecodeReport:
     max_batch: int
     weights_per_chip_bytes: float
     capacity_per_chip_bytes: float
+    fit_message: str
     max_context: int | None
     beyond_max_context: bool
     rows: list[dict[str, Any]]
@@ -57,97 +61,65 @@ def _batches(largest: int) -> list[int]:
     return out
 
 
-def decode_report(
-    model: str | ModelSpec,
-    hardware: str | Chip | System,
-    chips: int = 1,
-    *,
-    context_len: int = 4096,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-) -> DecodeReport:
-    """The lecture's first-section numbers: latency floor, B*, drain time, the largest batch
-    that fits, and a table over batch of each term of the step (with `parallel`, for that
-    split, its communication included)."""
-    spec = get_model(model)
-    system = as_system(hardware, chips)
-    fit = int(
-        max_batch(
-            spec,
-            system,
-            context_len=context_len,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            parallel=parallel,
-        )
+def fit_message(dep: Deployment, context_len: int, batch: int = 1) -> str:
+    """ "" when `batch` sequences at `context_len` fit on every chip; else one line saying what
+    does not fit, from the memory model's own parts (weights, KV, activations per chip)."""
+    mem = dep.memory(batch, context_len)
+    if bool(np.all(mem.fits)):
+        return ""
+    w, kv, act = (float(np.max(x)) for x in (mem.weights, mem.kv, mem.activations))
+    return (
+        f"does not fit: weights {w / 1e9:,.1f} GB + KV {kv / 1e9:,.1f} GB + activations "
+        f"{act / 1e9:,.1f} GB = {(w + kv + act) / 1e9:,.1f} GB per chip > "
+        f"{mem.capacity / 1e9:,.1f} GB"
     )
+
+
+def decode_report(dep: Deployment, *, context_len: int = 4096) -> DecodeReport:
+    """The lecture's first-section numbers for a deployment: latency floor, B*, drain time, the
+    largest batch that fits, and a table over batch of each term of the step (its split's
+    communication included), the ideal bound beside the engine's estimate."""
+    S = int(positive_array(context_len, "context_len"))
+    spec = dep.model
+    fit = int(dep.max_batch(S))
     batches = np.asarray(_batches(max(fit, 1)), dtype=np.float64)
-    step = decode_step(
-        spec,
-        system,
-        batch=batches,
-        context_len=context_len,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        overlap=overlap,
-        parallel=parallel,
-    )
-    price_known = system.chip.price_usd_per_s > 0
-    usd = usd_per_million_tokens(step) if price_known else np.full(batches.shape, np.nan)
-    rows = [
-        {
-            "batch": int(b),
-            "t_compute_s": float(step.t_compute[i]),
-            "t_weights_s": float(step.t_weights[i]),
-            "t_kv_s": float(step.t_kv[i]),
-            "t_comm_s": float(step.t_comm[i]),
-            "t_step_s": float(step.t_step[i]),
-            "bound": str(step.bound_names[i]),
-            "tokens_per_s": float(step.tokens_per_s[i]),
-            "usd_per_million_tokens": float(usd[i]) if price_known else None,
-            "fits": bool(b <= fit),
-        }
-        for i, b in enumerate(batches)
-    ]
+    fig = step_figures(dep, dep.decode(batches, S))
+    priced = dep.chip.price_usd_per_s > 0
+    ranged = dep.profile is not None
+    rows = []
+    for i, b in enumerate(batches):
+        row: dict[str, Any] = {"batch": int(b)}
+        for k in ("t_compute_s", "t_weights_s", "t_kv_s", "t_comm_s", "t_ideal_s", "t_step_s"):
+            row[k] = float(fig[k][i])
+        row["t_step_low_s"] = float(fig["t_step_low_s"][i]) if ranged else None
+        row["t_step_high_s"] = float(fig["t_step_high_s"][i]) if ranged else None
+        row["bound"] = str(fig["bound"][i])
+        row["tokens_per_s"] = float(fig["tokens_per_s"][i])
+        row["usd_per_million_tokens"] = float(fig["usd_per_million_tokens"][i]) if priced else None
+        row["fits"] = bool(b <= fit)
+        rows.append(row)
+    one = dep.decode(1, 1)  # the weights one token needs, on this split
     return DecodeReport(
         model=spec.name,
-        hardware=system.chip.id,
-        chips=system.n_chips,
-        context_len=int(context_len),
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        overlap=overlap,
-        latency_floor_s=(
-            latency_floor(spec, system, weight_dtype=weight_dtype)
-            if parallel is None
-            else float(
-                decode_step(
-                    spec,
-                    system,
-                    batch=1,
-                    context_len=1,
-                    weight_dtype=weight_dtype,
-                    parallel=parallel,
-                ).t_weights
-            )
-        ),
-        all_weights_time_s=(
-            spec.params_text * get_dtype(weight_dtype).bytes / system.memory_bw
-            if parallel is None
-            else weights_per_chip(spec, parallel)
-            * get_dtype(weight_dtype).bytes
-            * parallel.pp
-            / system.chip.memory_bw
-        ),
-        balance_batch=balance_batch(spec, system, weight_dtype=weight_dtype),
-        drain_time_s=system.chip.drain_time_s,
+        hardware=dep.chip.id,
+        chips=dep.chips,
+        deployment=dep.as_dict(),
+        split=dep.split_text(),
+        engine=dep.engine,
+        context_len=S,
+        weight_dtype=dep.weight_dtype,
+        kv_dtype=dep.kv_dtype,
+        overlap=dep.overlap,
+        latency_floor_s=float(one.t_weights.flat[0]),
+        all_weights_time_s=dep.weights_per_chip_bytes() * dep.pp / dep.chip.memory_bw,
+        balance_batch=balance_batch(spec, dep.chip, weight_dtype=dep.weight_dtype),
+        drain_time_s=dep.chip.drain_time_s,
         max_batch=fit,
-        weights_per_chip_bytes=spec.params_stored * get_dtype(weight_dtype).bytes / system.n_chips,
-        capacity_per_chip_bytes=system.chip.memory_bytes,
+        weights_per_chip_bytes=dep.weights_per_chip_bytes(),
+        capacity_per_chip_bytes=dep.chip.memory_bytes,
+        fit_message=fit_message(dep, S),
         max_context=spec.max_context,
-        beyond_max_context=bool(spec.max_context and context_len > spec.max_context),
+        beyond_max_context=bool(spec.max_context and S > spec.max_context),
         rows=rows,
     )
 
@@ -156,17 +128,25 @@ SWEEP_COLUMNS = (
     "model",
     "hardware",
     "chips",
+    "tp",
+    "pp",
+    "ep",
+    "replicas",
     "batch",
     "context_len",
     "weight_dtype",
     "kv_dtype",
     "overlap",
+    "engine",
     "t_matmul_s",
     "t_attn_s",
     "t_weights_s",
     "t_kv_s",
     "t_comm_s",
+    "t_ideal_s",
     "t_step_s",
+    "t_step_low_s",
+    "t_step_high_s",
     "bound",
     "tokens_per_s",
     "usd_per_million_tokens",
@@ -176,61 +156,58 @@ SWEEP_COLUMNS = (
 
 
 def sweep(
-    model: str | ModelSpec,
-    hardware: str | Chip,
+    dep: Deployment,
     batches: Sequence[int],
     contexts: Sequence[int],
-    chips: Sequence[int],
-    *,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    overlap: str = "full",
+    chips: Sequence[int] | None = None,
 ) -> list[dict[str, Any]]:
-    """Decode steps over the grid chips × batch × context, one row per point."""
-    spec = get_model(model)
-    chip = as_system(hardware).chip
-    B = np.asarray(batches, dtype=np.float64)[:, None]
-    S = np.asarray(contexts, dtype=np.float64)[None, :]
+    """Decode steps over the grid chips × batch × context, one row per point. Each chip
+    count other than the deployment's own gets its split from the deployment rule."""
+    B = positive_array(batches, "batch")[:, None]
+    S = positive_array(contexts, "context_len")[None, :]
     rows: list[dict[str, Any]] = []
-    for n in chips:
-        system = System(chip, int(n))
-        step = decode_step(
-            spec,
-            system,
-            batch=B,
-            context_len=S,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            overlap=overlap,
-        )
-        mem = memory_use(
-            spec, system, batch=B, context_len=S, weight_dtype=weight_dtype, kv_dtype=kv_dtype
-        )
-        priced = chip.price_usd_per_s > 0
-        usd = usd_per_million_tokens(step) if priced else None
-        names = step.bound_names
+    ranged = dep.profile is not None
+    for n in chips or [dep.chips]:
+        d = dep if int(n) == dep.chips else dep.with_chips(int(n))
+        step = d.decode(B, S)
+        fig = step_figures(d, step)
+        mem = d.memory(B, S)
         total, fits = mem.total, mem.fits
+        priced = d.chip.price_usd_per_s > 0
+        base = {
+            "model": d.model_id or d.spec.name,
+            "hardware": d.chip.id,
+            "chips": d.chips,
+            "tp": d.tp,
+            "pp": d.pp,
+            "ep": d.ep,
+            "replicas": d.replicas,
+        }
         for i in range(B.shape[0]):
             for j in range(S.shape[1]):
                 rows.append(
                     {
-                        "model": model if isinstance(model, str) else spec.name,
-                        "hardware": chip.id,
-                        "chips": int(n),
+                        **base,
                         "batch": int(B[i, 0]),
                         "context_len": int(S[0, j]),
-                        "weight_dtype": weight_dtype,
-                        "kv_dtype": kv_dtype,
-                        "overlap": overlap,
+                        "weight_dtype": d.weight_dtype,
+                        "kv_dtype": d.kv_dtype,
+                        "overlap": d.overlap,
+                        "engine": d.engine,
                         "t_matmul_s": float(step.t_matmul[i, j]),
                         "t_attn_s": float(step.t_attn[i, j]),
                         "t_weights_s": float(step.t_weights[i, j]),
                         "t_kv_s": float(step.t_kv[i, j]),
                         "t_comm_s": float(step.t_comm[i, j]),
-                        "t_step_s": float(step.t_step[i, j]),
-                        "bound": str(names[i, j]),
-                        "tokens_per_s": float(step.tokens_per_s[i, j]),
-                        "usd_per_million_tokens": None if usd is None else float(usd[i, j]),
+                        "t_ideal_s": float(step.t_step[i, j]),
+                        "t_step_s": float(fig["t_step_s"][i, j]),
+                        "t_step_low_s": float(fig["t_step_low_s"][i, j]) if ranged else None,
+                        "t_step_high_s": float(fig["t_step_high_s"][i, j]) if ranged else None,
+                        "bound": str(fig["bound"][i, j]),
+                        "tokens_per_s": float(fig["tokens_per_s"][i, j]),
+                        "usd_per_million_tokens": (
+                            float(fig["usd_per_million_tokens"][i, j]) if priced else None
+                        ),
                         "memory_per_chip_bytes": float(total[i, j]),
                         "fits": bool(fits[i, j]),
                     }

@@ -1,11 +1,14 @@
 """Bulk prediction: the scenario CSV contract of DESIGN.md.
 
-Input columns: model, hardware, chips, tp, pp, ep, weight_dtype, kv_dtype, batch, input_len,
-output_len, mode, engine (tp, pp, ep, kv_dtype and engine optional: tp defaults to chips, pp and
-ep to 1, kv_dtype to bf16, engine to ideal). Output: the input columns (defaults filled in),
-then OUTPUT_COLUMNS, then `error` and `warning` (beyond the trained context, does not fit).
-A bad row is reported with its line number and column; the other rows are still predicted and
-written. Times are computed even when `fits` is false.
+Input columns: model, hardware, chips, tp, pp, ep, replicas, pad_heads, weight_dtype, kv_dtype,
+batch, input_len, output_len, mode, engine. Each row is one `Deployment` (deployment.py): the
+split degrees left empty are chosen by its rule (and written back filled in), kv_dtype defaults
+to bf16, engine to `calibrated` (the realistic estimate; `ideal` is the lower bound),
+`output_len` may be 0 or empty in decode mode. Output: the input columns (defaults filled in),
+then OUTPUT_COLUMNS, then RANGE_COLUMNS (a calibrated engine's range of each time and
+throughput; empty for `ideal`), then `error` and `warning` (beyond the trained context, does
+not fit). A bad row is reported with its line number and column; the other rows are still
+predicted and written. Times are computed even when `fits` is false.
 """
 
 from __future__ import annotations
@@ -18,19 +21,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import LlmRooflineError
-from .parallel import Parallelism
+from .deployment import DEFAULT_ENGINE, DEPLOYMENT_FIELDS, Deployment, deployment
+from .errors import InputError, LlmRooflineError
 from .roofline import MAX_SIZE
-from .serving import MODES, serve
+from .serving import MODES
+from .split import count
 
 __all__ = [
     "INPUT_COLUMNS",
     "OUTPUT_COLUMNS",
+    "RANGE_COLUMNS",
     "RowError",
     "ScenarioResult",
     "predict_one",
     "predict_rows",
     "read_scenarios",
+    "scenario_inputs",
     "write_results",
 ]
 
@@ -41,6 +47,8 @@ INPUT_COLUMNS = (
     "tp",
     "pp",
     "ep",
+    "replicas",
+    "pad_heads",
     "weight_dtype",
     "kv_dtype",
     "batch",
@@ -56,7 +64,6 @@ REQUIRED = (
     "weight_dtype",
     "batch",
     "input_len",
-    "output_len",
     "mode",
 )
 OUTPUT_COLUMNS = (
@@ -73,7 +80,16 @@ OUTPUT_COLUMNS = (
     "t_comm_s",
     "usd_per_million_output_tokens",
 )
-_INT_COLUMNS = ("chips", "tp", "pp", "ep", "batch", "input_len", "output_len")
+_RANGED = (
+    "tpot_s",
+    "ttft_s",
+    "request_latency_s",
+    "output_tokens_per_s",
+    "output_tokens_per_s_per_chip",
+)
+RANGE_COLUMNS = tuple(f"{c}_{end}" for c in _RANGED for end in ("low", "high"))
+_INT_COLUMNS = ("chips", "tp", "pp", "ep", "replicas", "batch", "input_len", "output_len")
+_OPTIONAL_INTS = ("tp", "pp", "ep", "replicas", "output_len")
 _EXTRA = "__extra_cells__"
 
 
@@ -99,13 +115,14 @@ class ScenarioResult:
     extra: dict[str, Any] = field(default_factory=dict)  # a calibrated engine's ranges
 
 
-def _int_cell(text: str, column: str) -> int:
+def _int_cell(text: str, column: str, *, allow_zero: bool = False) -> int:
+    what = "zero or a positive integer" if allow_zero else "a positive integer"
     try:
         v = float(text)
     except ValueError:
-        raise ValueError(f"must be a positive integer, got {text!r}") from None
-    if not math.isfinite(v) or v < 1 or v != int(v):
-        raise ValueError(f"must be a positive integer, got {text!r}")
+        raise ValueError(f"must be {what}, got {text!r}") from None
+    if not math.isfinite(v) or v < (0 if allow_zero else 1) or v != int(v):
+        raise ValueError(f"must be {what}, got {text!r}")
     if v > MAX_SIZE:
         raise ValueError(f"must be at most {MAX_SIZE:.0e}, got {text!r}")
     return int(v)
@@ -126,21 +143,23 @@ def _normalise(raw: Mapping[str, Any], line: int) -> tuple[dict[str, Any], RowEr
     if not row["kv_dtype"]:
         row["kv_dtype"] = "bf16"
     if not row["engine"]:
-        row["engine"] = "ideal"
-    for c in _INT_COLUMNS:
-        if c in ("tp", "pp", "ep") and not row[c]:
-            continue
-        try:
-            row[c] = _int_cell(row[c], c)
-        except ValueError as exc:
-            return row, RowError(line, c, str(exc))
-    row["tp"] = row["tp"] or row["chips"]
-    row["pp"] = row["pp"] or 1
-    row["ep"] = row["ep"] or 1
+        row["engine"] = DEFAULT_ENGINE
     if row["mode"] not in MODES:
         return row, RowError(
             line, "mode", f"must be one of {', '.join(MODES)}, got {row['mode']!r}"
         )
+    if not row["output_len"] and row["mode"] == "decode":
+        row["output_len"] = "0"
+    for c in _INT_COLUMNS:
+        if c in _OPTIONAL_INTS and not row[c]:
+            continue
+        try:
+            zero = c == "output_len" and row["mode"] == "decode"
+            row[c] = _int_cell(row[c], c, allow_zero=zero)
+        except ValueError as exc:
+            return row, RowError(line, c, str(exc))
+    if row["output_len"] == "":
+        return row, RowError(line, "output_len", f"missing value (required in {row['mode']} mode)")
     from .calibrate import list_profiles
 
     if row["engine"].lower() not in list_profiles():
@@ -149,51 +168,55 @@ def _normalise(raw: Mapping[str, Any], line: int) -> tuple[dict[str, Any], RowEr
             "engine",
             f"must be one of {', '.join(list_profiles())}, got {row['engine']!r}",
         )
+    row["engine"] = row["engine"].lower()
     return row, None
+
+
+def scenario_inputs(
+    dep: Deployment, batch: int, input_len: int, output_len: int, mode: str
+) -> dict[str, Any]:
+    """The contract's input columns of a scenario on a deployment, every default filled in
+    (the split the rule chose, the engine)."""
+    d = dep.as_dict()
+    row = {c: d[c] for c in INPUT_COLUMNS if c in d}
+    row.update(pad_heads="true" if dep.pad_heads else "false", batch=batch, input_len=input_len)
+    row.update(output_len=output_len, mode=mode)
+    return {c: row[c] for c in INPUT_COLUMNS}
 
 
 def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
     """Predict one scenario given as a mapping of the contract's input columns."""
-    from .catalog import get_hardware, get_model
-    from .dtypes import get_dtype
-
     inputs, err = _normalise(row, line)
     result = ScenarioResult(line=line, inputs=inputs, error=err)
     if err:
         return result
-    column = "model"
     try:
-        spec = get_model(inputs["model"])
-        column = "hardware"
-        chip = get_hardware(inputs["hardware"])
-        for column in ("weight_dtype", "kv_dtype"):
-            get_dtype(inputs[column])
-        column = "tp"
-        par = Parallelism.of(inputs["chips"], inputs["tp"], inputs["pp"], inputs["ep"])
-        par.check(spec)
-        column = "row"
-        res = serve(
-            spec,
-            chip,
-            inputs["chips"],
+        dep = deployment_from({k: inputs[k] for k in DEPLOYMENT_FIELDS if k in inputs})
+    except LlmRooflineError as exc:
+        named = str(getattr(exc, "field", None) or getattr(exc, "kind", None) or "row")
+        result.error = RowError(line, named if named in INPUT_COLUMNS else "row", str(exc))
+        return result
+    inputs.update(
+        scenario_inputs(
+            dep, inputs["batch"], inputs["input_len"], inputs["output_len"], inputs["mode"]
+        ),
+        model=inputs["model"],
+        hardware=inputs["hardware"],
+    )
+    try:
+        res = dep.serve(
             batch=inputs["batch"],
             input_len=inputs["input_len"],
             output_len=inputs["output_len"],
             mode=inputs["mode"],
-            weight_dtype=inputs["weight_dtype"],
-            kv_dtype=inputs["kv_dtype"],
-            parallel=par,
-            profile=inputs["engine"].lower(),
         )
     except LlmRooflineError as exc:
-        named = getattr(exc, "field", None)
-        if column in ("tp", "row") and named in (*INPUT_COLUMNS, "input_len"):
-            column = str(named)
-        result.error = RowError(line, column, str(exc))
+        named = str(getattr(exc, "field", None) or "row")
+        result.error = RowError(line, named if named in INPUT_COLUMNS else "row", str(exc))
         return result
     out = res.as_dict()
     result.outputs = {c: out[c] for c in OUTPUT_COLUMNS}
-    result.extra = {k: v for k, v in out.items() if k.endswith(("_low", "_high"))}
+    result.extra = {c: out.get(c) for c in RANGE_COLUMNS}
     result.warning = "; ".join(res.warnings)
     return result
 
@@ -271,12 +294,83 @@ def write_results(results: Iterable[ScenarioResult], path: str | Path) -> int:
     n = 0
     with Path(path).open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow([*INPUT_COLUMNS, *OUTPUT_COLUMNS, "error", "warning"])
+        w.writerow([*INPUT_COLUMNS, *OUTPUT_COLUMNS, *RANGE_COLUMNS, "error", "warning"])
         for r in results:
             w.writerow(
                 [_cell(r.inputs.get(c)) for c in INPUT_COLUMNS]
                 + [_cell(r.outputs.get(c)) for c in OUTPUT_COLUMNS]
+                + [_cell(r.extra.get(c)) for c in RANGE_COLUMNS]
                 + [str(r.error) if r.error else "", r.warning]
             )
             n += 1
     return n
+
+
+_TRUE = ("1", "true", "yes")
+_FALSE = ("", "0", "false", "no")
+
+
+def _opt_int(row: Mapping[str, Any], key: str) -> int | None:
+    v = row.get(key)
+    if v is None or (isinstance(v, str) and not v.strip()):
+        return None
+    if isinstance(v, str):
+        try:
+            f = float(v)
+        except ValueError:
+            raise InputError(f"{key} must be a positive integer, got {v!r}", field=key) from None
+        if not (math.isfinite(f) and f == int(f)):
+            raise InputError(f"{key} must be a positive integer, got {v!r}", field=key)
+        v = int(f)
+    return count(v, key)
+
+
+def _flag(row: Mapping[str, Any], key: str) -> bool:
+    v = row.get(key)
+    if isinstance(v, bool):
+        return v
+    text = "" if v is None else str(v).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise InputError(f"{key} must be true or false, got {v!r}", field=key)
+
+
+def deployment_from(row: Mapping[str, Any]) -> Deployment:
+    """A deployment from a mapping of DEPLOYMENT_FIELDS (CSV cells as text, or JSON values)."""
+    unknown = [k for k in row if k not in DEPLOYMENT_FIELDS]
+    if unknown:
+        raise InputError(
+            f"unknown deployment field(s) {', '.join(map(str, unknown))}; allowed: "
+            f"{', '.join(DEPLOYMENT_FIELDS)}",
+            field=str(unknown[0]),
+        )
+    for key in ("model", "hardware"):
+        if not str(row.get(key) or "").strip():
+            raise InputError(f"{key} is required", field=key)
+    price = row.get("price_usd_per_hour")
+    if isinstance(price, str):
+        try:
+            price = float(price) if price.strip() else None
+        except ValueError:
+            raise InputError(
+                f"price_usd_per_hour must be a positive number, got {price!r}",
+                field="price_usd_per_hour",
+            ) from None
+    model = row["model"]
+    return deployment(
+        str(model).strip() if isinstance(model, str) else model,
+        str(row["hardware"]).strip() if isinstance(row["hardware"], str) else row["hardware"],
+        _opt_int(row, "chips") or 1,
+        tp=_opt_int(row, "tp"),
+        pp=_opt_int(row, "pp"),
+        ep=_opt_int(row, "ep"),
+        replicas=_opt_int(row, "replicas"),
+        pad_heads=_flag(row, "pad_heads"),
+        weight_dtype=str(row.get("weight_dtype") or "bf16").strip(),
+        kv_dtype=str(row.get("kv_dtype") or "bf16").strip(),
+        overlap=str(row.get("overlap") or "full").strip(),
+        engine=str(row.get("engine") or DEFAULT_ENGINE).strip(),
+        price_usd_per_hour=price,
+    )

@@ -17,14 +17,17 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from .. import __version__
-from ..catalog import get_hardware, get_model, list_hardware, list_models, model_entry
-from ..cost import cost_terms, pareto_frontier, usd_per_token
-from ..errors import ConfigError, LlmRooflineError
-from ..hardware import Chip, System
+from ..catalog import get_hardware, list_hardware, list_models, model_entry
+from ..cost import pareto_frontier
+from ..curves import batch_axis, cost_vs_batch, latency_cost_grid, step_vs_batch, step_vs_context
+from ..deployment import Deployment, deployment
+from ..errors import ConfigError, LlmRooflineError, UnknownIdError
+from ..hardware import Chip
 from ..hf_config import spec_from_config
-from ..memory import max_batch, memory_use
 from ..model import ModelSpec
-from ..roofline import balance_batch, balanced_context, decode_step, latency_floor
+from ..report import decode_report, fit_message
+from ..roofline import balanced_context
+from ..scenarios import OUTPUT_COLUMNS, RANGE_COLUMNS, scenario_inputs
 
 MAX_BODY = 1_000_000  # bytes
 POINTS = 200
@@ -33,15 +36,30 @@ Overlap = Literal["full", "per-op", "none"]
 
 
 class SystemQuery(BaseModel):
-    """What to model: a catalog model (or an uploaded config.json) on catalog hardware."""
+    """A deployment: a catalog model (or an uploaded config.json) on catalog hardware (or a
+    chip record of your own, the catalog's schema), its chips, split, data types and engine.
+    Split degrees left out are chosen by the deployment rule (the response says which)."""
 
     model_config = ConfigDict(extra="forbid")
     model: str | None = Field(None, description="catalog model id", examples=["llama-3.1-8b"])
     config: dict[str, Any] | None = Field(None, description="an uploaded config.json")
-    hardware: str = Field(..., description="catalog hardware id", examples=["h100-sxm"])
+    hardware: str = Field(
+        "h100-sxm", description="catalog hardware id (ignored with `chip`)", examples=["h100-sxm"]
+    )
+    chip: dict[str, Any] | None = Field(
+        None,
+        description="a chip record of your own in the catalog's schema (unit-suffixed keys: "
+        "bf16_dense_tflops, memory_capacity_gb, memory_bandwidth_tb_per_s, ...)",
+    )
     chips: StrictInt = Field(1, ge=1, le=4096)
+    tp: StrictInt | None = Field(None, ge=1, le=4096)
+    pp: StrictInt | None = Field(None, ge=1, le=4096)
+    ep: StrictInt | None = Field(None, ge=1, le=4096)
+    replicas: StrictInt | None = Field(None, ge=1, le=4096)
+    pad_heads: bool = False
     weight_dtype: str = Field("bf16", examples=["bf16"])
     kv_dtype: str = Field("bf16", examples=["bf16"])
+    engine: str = Field("calibrated", description="ideal, calibrated or a profile name")
     price_usd_per_hour: float | None = Field(None, gt=0, le=1000)
 
 
@@ -54,12 +72,8 @@ class ReportRequest(SystemQuery):
 class PredictRequest(SystemQuery):
     batch: StrictInt = Field(..., ge=1, le=10_000_000)
     input_len: StrictInt = Field(..., ge=1, le=10_000_000)
-    output_len: StrictInt = Field(..., ge=1, le=10_000_000)
+    output_len: StrictInt = Field(..., ge=0, le=10_000_000)
     mode: Literal["decode", "static", "continuous"] = "decode"
-    tp: int | None = Field(None, ge=1)
-    pp: int | None = Field(None, ge=1)
-    ep: int | None = Field(None, ge=1)
-    engine: str = "ideal"
 
 
 class SweepRequest(SystemQuery):
@@ -80,7 +94,7 @@ def _spec(req: SystemQuery) -> ModelSpec:
         return spec_from_config(req.config, name=req.model or "uploaded config", source="upload")
     if req.model is None:
         raise ConfigError("give a catalog model id or an uploaded config.json", field="model")
-    return get_model(req.model)
+    return model_entry(req.model).spec  # catalog ids only: the server reads no files
 
 
 def _check_dtypes(req: SystemQuery) -> None:
@@ -95,13 +109,74 @@ def _check_dtypes(req: SystemQuery) -> None:
 
 
 def _chip(req: SystemQuery) -> Chip:
+    if req.chip is None:
+        return get_hardware(req.hardware, files=False)  # catalog ids only: no server files
+    rec = dict(req.chip)
+    chip_id = str(rec.pop("id", None) or "my-chip")
+    return Chip.from_record(chip_id, rec)
+
+
+def _deployment(req: SystemQuery) -> Deployment:
+    """The request's deployment (every endpoint builds it the same way)."""
     _check_dtypes(req)
-    chip = get_hardware(req.hardware)
-    return chip.with_price(req.price_usd_per_hour) if req.price_usd_per_hour else chip
+    try:
+        return deployment(
+            _spec(req),
+            _chip(req),
+            req.chips,
+            tp=req.tp,
+            pp=req.pp,
+            ep=req.ep,
+            replicas=req.replicas,
+            pad_heads=req.pad_heads,
+            weight_dtype=req.weight_dtype,
+            kv_dtype=req.kv_dtype,
+            overlap=getattr(req, "overlap", "full"),
+            engine=req.engine,
+            price_usd_per_hour=req.price_usd_per_hour,
+            model_id=req.model or "uploaded config",
+        )
+    except UnknownIdError as exc:
+        raise ConfigError(str(exc), field="engine" if exc.kind == "engine" else exc.kind) from None
 
 
-def _f(a: Any) -> list[float]:
-    return [float(x) for x in np.asarray(a, dtype=np.float64).ravel()]
+def _f(a: Any) -> list[float | None]:
+    """Numbers for JSON (NaN, e.g. a cost without a price, becomes null)."""
+    return [float(x) if np.isfinite(x) else None for x in np.asarray(a, dtype=np.float64).ravel()]
+
+
+def _one(a: Any) -> float | None:
+    return _f(a)[0]
+
+
+def _curve(c: dict[str, Any], axis: str) -> dict[str, Any]:
+    keys = (
+        "t_compute_s",
+        "t_weights_s",
+        "t_kv_s",
+        "t_comm_s",
+        "t_memory_s",
+        "t_ideal_s",
+        "t_step_s",
+        "t_step_low_s",
+        "t_step_high_s",
+    )
+    out: dict[str, Any] = {axis: _f(c[axis]), **{k: _f(c[k]) for k in keys}}
+    out["fits"] = [bool(x) for x in np.asarray(c["fits"]).ravel()]
+    return out
+
+
+def _record(hw_id: str) -> dict[str, Any]:
+    """A catalog record's figures in the catalog's schema (what the chip editor starts from)."""
+    from ..catalog import hardware_records
+
+    rec = hardware_records()[hw_id]
+    keep = (int, float, str)
+    return {
+        k: v
+        for k, v in rec.items()
+        if not k.startswith("_") and isinstance(v, keep) and not isinstance(v, bool)
+    }
 
 
 def _regime(bound: str, t_c: float, t_w: float, t_kv: float, fits: bool) -> str:
@@ -202,178 +277,145 @@ def create_app() -> FastAPI:
                     "scale_up_domain": c.scale_up_domain,
                     "price_usd_per_hour": c.price_usd_per_s * 3600 or None,
                     "estimated": list(c.estimated),
+                    "record": _record(hid),
+                }
+            )
+        return out
+
+    @app.get("/api/engines")
+    def engines() -> list[dict[str, Any]]:
+        """The engines a deployment can name: `ideal` (the lower bound), `calibrated` (the
+        realistic default) and the fitted profiles, each with its range and what it was fitted
+        on."""
+        from ..calibrate import get_profile, list_profiles
+
+        out = []
+        for name in list_profiles():
+            p = get_profile(name)
+            out.append(
+                {
+                    "id": name,
+                    "note": p.note
+                    if p is not None
+                    else "datasheet peaks, no overheads: a lower bound on time",
+                    "low": None if p is None else p.low,
+                    "high": None if p is None else p.high,
+                    "default": name == "calibrated",
                 }
             )
         return out
 
     @app.post("/api/report")
     def report(req: ReportRequest) -> dict[str, Any]:
-        """Headline figures and the curves the page draws (each about 200 points)."""
-        spec, chip = _spec(req), _chip(req)
-        system = System(chip, req.chips)
-        kw: dict[str, Any] = {"weight_dtype": req.weight_dtype, "kv_dtype": req.kv_dtype}
-        fit = int(max_batch(spec, system, context_len=req.context_len, **kw))
-        b_star = balance_batch(spec, system, weight_dtype=req.weight_dtype)
-        top = max(fit, int(2.5 * b_star), req.batch, 16)
-        B = np.unique(np.linspace(1, top, POINTS).round())
-        step = decode_step(
-            spec, system, batch=B, context_len=req.context_len, overlap=req.overlap, **kw
-        )
-        priced = chip.price_usd_per_s > 0
-        S = np.unique(np.geomspace(64, max(spec.max_context or 0, 131072), POINTS).round())
-        ctx = decode_step(spec, system, batch=req.batch, context_len=S, overlap=req.overlap, **kw)
-        here = decode_step(
-            spec, system, batch=req.batch, context_len=req.context_len, overlap=req.overlap, **kw
-        )
-        mem = memory_use(spec, system, batch=req.batch, context_len=req.context_len, **kw)
-        fits = bool(mem.fits)
-        bound = str(np.atleast_1d(here.bound_names)[0])
+        """Headline figures and the curves the page draws (each about 200 points): the ideal
+        bound and the engine's estimate with its range, for one deployment."""
+        dep = _deployment(req)
+        S = req.context_len
+        rep = decode_report(dep, context_len=S)
+        B, _ = batch_axis(dep, S, POINTS)
+        B = np.unique(np.append(B, req.batch))  # the chosen batch is always on the axis
+        sb = step_vs_batch(dep, S, B)
+        here = step_vs_batch(dep, S, [req.batch])
+        spec = dep.model
+        contexts = np.unique(np.geomspace(64, max(spec.max_context or 0, 131072), POINTS).round())
+        sc = step_vs_context(dep, req.batch, contexts)
+        fits = bool(dep.memory(req.batch, S).fits.flat[0])
+        mem = dep.memory(req.batch, S)
+        bound = str(here["bound"][0])
+        ranged = dep.profile is not None
+        at = {k: _one(v) for k, v in here.items() if k not in ("bound", "fits", "batch")}
+        if not ranged:
+            at["t_step_low_s"] = at["t_step_high_s"] = None
+        if not dep.chip.price_usd_per_s > 0:
+            at["usd_per_million_tokens"] = None
         out: dict[str, Any] = {
             "model": spec.name,
-            "hardware": chip.id,
-            "chips": req.chips,
-            "latency_floor_s": latency_floor(spec, system, weight_dtype=req.weight_dtype),
-            "balance_batch": b_star,
+            "hardware": dep.chip.id,
+            "chips": dep.chips,
+            "deployment": dep.as_dict(),
+            "split": dep.split_text(),
+            "engine": dep.engine,
+            "latency_floor_s": rep.latency_floor_s,
+            "balance_batch": rep.balance_batch,
             "balanced_context": balanced_context(
-                spec, system, kv_dtype=req.kv_dtype, weight_dtype=req.weight_dtype
+                spec, dep.chip, kv_dtype=dep.kv_dtype, weight_dtype=dep.weight_dtype
             ),
-            "drain_time_s": chip.drain_time_s,
-            "max_batch": fit,
+            "drain_time_s": rep.drain_time_s,
+            "max_batch": rep.max_batch,
             "at_batch": {
                 "batch": req.batch,
-                "t_step_s": float(here.t_step),
-                "t_compute_s": float(here.t_compute),
-                "t_weights_s": float(here.t_weights),
-                "t_kv_s": float(here.t_kv),
+                "context_len": S,
+                **at,
                 "bound": bound,
-                "tokens_per_s": float(here.tokens_per_s),
-                "usd_per_million_tokens": float(usd_per_token(here)) * 1e6 if priced else None,
                 "fits": fits,
-                "memory_per_chip_bytes": float(mem.total),
+                "fit_message": fit_message(dep, S, req.batch),
+                "memory_per_chip_bytes": float(mem.total.flat[0]),
                 "memory_capacity_bytes": float(mem.capacity),
                 "regime": _regime(
-                    bound, float(here.t_compute), float(here.t_weights), float(here.t_kv), fits
+                    bound,
+                    float(here["t_compute_s"][0]),
+                    float(here["t_weights_s"][0]),
+                    float(here["t_kv_s"][0]),
+                    fits,
                 ),
             },
-            "step_vs_batch": {
-                "batch": _f(B),
-                "t_compute_s": _f(step.t_compute),
-                "t_weights_s": _f(step.t_weights),
-                "t_kv_s": _f(step.t_kv),
-                "t_memory_s": _f(step.t_memory),
-                "t_step_s": _f(step.t_step),
-            },
-            "step_vs_context": {
-                "context_len": _f(S),
-                "t_compute_s": _f(ctx.t_compute),
-                "t_memory_s": _f(ctx.t_memory),
-                "t_step_s": _f(ctx.t_step),
-            },
+            "step_vs_batch": _curve(sb, "batch"),
+            "step_vs_context": _curve(sc, "context_len"),
             "cost_vs_batch": None,
             "frontier": None,
         }
-        if priced:
-            c = cost_terms(step)
+        if dep.chip.price_usd_per_s > 0:
+            c = cost_vs_batch(dep, S, B)
             out["cost_vs_batch"] = {
                 "batch": _f(B),
-                **{f"{k}_usd_per_million": _f(v * 1e6) for k, v in c.items()},
+                **{f"{k}_usd_per_million": _f(v * 1e6) for k, v in c.items() if k != "batch"},
             }
-            lat, usd, chips_l, batch_l = [], [], [], []
-            for n in [
-                n
-                for n in (1, 2, 4, 8, 16, 32, 64, 72, 128)
-                if n <= max(8, req.chips, chip.scale_up_domain)
-            ]:
-                sysn = System(chip, n)
-                f_n = int(max_batch(spec, sysn, context_len=req.context_len, **kw))
-                if f_n < 1:
-                    continue
-                bs = np.asarray(
-                    sorted({2**k for k in range(21) if 2**k <= f_n} | {f_n}), dtype=np.float64
-                )
-                s_n = decode_step(spec, sysn, batch=bs, context_len=req.context_len, **kw)
-                lat += _f(s_n.t_step)
-                usd += _f(usd_per_token(s_n) * 1e6)
-                chips_l += [n] * bs.size
-                batch_l += _f(bs)
-            if lat:
-                front = pareto_frontier(np.asarray(lat), np.asarray(usd))
+            g = latency_cost_grid(dep, S)
+            if g["chips"].size:
+                front = pareto_frontier(g["latency_s"], g["usd_per_token"])
                 out["frontier"] = {
-                    "latency_s": lat,
-                    "usd_per_million": usd,
-                    "chips": chips_l,
-                    "batch": batch_l,
+                    "latency_s": _f(g["latency_s"]),
+                    "usd_per_million": _f(g["usd_per_token"] * 1e6),
+                    "chips": _f(g["chips"]),
+                    "batch": _f(g["batch"]),
                     "frontier": [int(i) for i in front],
                 }
         return out
 
     @app.post("/api/predict")
     def predict(req: PredictRequest) -> dict[str, Any]:
-        from ..scenarios import predict_one
-
-        if req.config is not None:
-            raise ConfigError(
-                "predict takes catalog ids; use /api/report for an upload", field="config"
-            )
-        row = {
-            "model": req.model or "",
-            "hardware": req.hardware,
-            "chips": req.chips,
-            "tp": req.tp,
-            "pp": req.pp,
-            "ep": req.ep,
-            "weight_dtype": req.weight_dtype,
-            "kv_dtype": req.kv_dtype,
-            "batch": req.batch,
-            "input_len": req.input_len,
-            "output_len": req.output_len,
-            "mode": req.mode,
-            "engine": req.engine,
-        }
-        res = predict_one({k: ("" if v is None else v) for k, v in row.items()})
-        if res.error:
-            return JSONResponse(
-                {"detail": res.error.message, "field": res.error.column},  # type: ignore[return-value]
-                status_code=400,
-            )
-        return {**res.inputs, **res.outputs, **res.extra, "warning": res.warning}
+        """One scenario of the contract (the same columns as `llm-roofline predict --json`)."""
+        dep = _deployment(req)
+        res = dep.serve(
+            batch=req.batch, input_len=req.input_len, output_len=req.output_len, mode=req.mode
+        )
+        out = res.as_dict()
+        record = {**scenario_inputs(dep, req.batch, req.input_len, req.output_len, req.mode)}
+        record.update({c: out[c] for c in OUTPUT_COLUMNS})
+        record.update({c: out.get(c) for c in RANGE_COLUMNS})
+        record["split"] = dep.split_text()
+        record["warning"] = "; ".join(res.warnings)
+        return record
 
     @app.post("/api/sweep")
     def sweep(req: SweepRequest) -> dict[str, Any]:
         from ..report import sweep as run_sweep
 
-        if req.config is not None:
-            raise ConfigError("sweep takes catalog ids", field="config")
-        if req.model is None:
-            raise ConfigError("give a catalog model id", field="model")
-        rows = run_sweep(
-            req.model,
-            _chip(req),
-            req.batches,
-            req.contexts,
-            [req.chips],
-            weight_dtype=req.weight_dtype,
-            kv_dtype=req.kv_dtype,
-            overlap=req.overlap,
-        )
-        return {"rows": rows}
+        return {"rows": run_sweep(_deployment(req), req.batches, req.contexts)}
 
     @app.post("/api/optimize")
     def optimize(req: OptimizeRequest) -> dict[str, Any]:
         from ..optimize import search
 
-        spec, chip = _spec(req), _chip(req)
         res = search(
-            spec,
-            chip,
+            _deployment(req),
             req.max_chips,
             context_len=req.context_len,
-            weight_dtype=req.weight_dtype,
-            kv_dtype=req.kv_dtype,
             tpot_s=req.tpot_ms / 1e3 if req.tpot_ms else None,
             ttft_s=req.ttft_ms / 1e3 if req.ttft_ms else None,
         )
         return {
+            "engine": res.engine,
             "frontier": [res.row(int(i)) for i in res.frontier],
             "best": res.row(res.best) if res.best is not None else None,
             "configs_tried": res.configs_tried,

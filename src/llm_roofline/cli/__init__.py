@@ -1,0 +1,61 @@
+"""The `llm-roofline` command line: a thin front end over the library (no formulas here).
+
+Verbs: models, hardware, report, predict, sweep, optimize, validate, calibrate, measure, serve,
+demo.
+Tables use `rich` when it is installed (extra `cli`) and plain aligned text otherwise;
+`--json` prints what a program reads. Bad input exits with code 2 and one line on stderr,
+never a traceback. matplotlib, rich and torch are imported only inside the verbs that need
+them, so `--help` pays for Python, numpy and the package alone (`benchmarks/startup.py`).
+
+One module per verb group, each verb's parser beside its handler: `catalog` (models,
+hardware), `report` (report, sweep, demo), `predict`, `optimize`, `validation` (validate,
+calibrate, measure), `serve`, `economics` (pricing, cache-tiers, balance); `_common` holds the
+parser class, argument types and output helpers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import catalog, economics, optimize, predict, report, serve, validation
+from ._common import Parser
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog="llm-roofline",
+        description="How fast can this model run on that hardware, and what does a token cost?",
+    )
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    # the order here is the order `llm-roofline --help` lists the verbs in
+    catalog.add_parsers(sub)  # models, hardware
+    report.add_report_parser(sub)
+    predict.add_parsers(sub)
+    report.add_sweep_parser(sub)
+    optimize.add_parsers(sub)
+    validation.add_parsers(sub)  # validate, calibrate, measure
+    serve.add_parsers(sub)
+    economics.add_parsers(sub)  # pricing, cache-tiers, balance
+    report.add_demo_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from ..errors import LlmRooflineError
+
+    try:
+        return int(args.func(args))
+    except LlmRooflineError as exc:
+        print(f"llm-roofline: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the reader (e.g. `head`) stopped reading: not an error
+        sys.stderr.close()
+        return 0
+    except OSError as exc:  # an output file that cannot be written
+        print(f"llm-roofline: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
+        return 2

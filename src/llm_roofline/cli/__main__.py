@@ -1,0 +1,7 @@
+"""`python -m llm_roofline.cli`: the same as the `llm-roofline` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

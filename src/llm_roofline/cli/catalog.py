@@ -1,0 +1,169 @@
+"""Verbs `models` and `hardware`: list the catalogs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._common import Parser, dump_json, fmt_time, print_table
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from ..catalog import list_models, model_entry
+
+    rows = []
+    for mid in list_models():
+        e = model_entry(mid)
+        s = e.spec
+        if args.filter and args.filter.lower() not in f"{mid} {e.name}".lower():
+            continue
+        if (args.moe and not s.is_moe) or (args.dense and s.is_moe):
+            continue
+        if args.attention and s.attention.kind != args.attention:
+            continue
+        rows.append(
+            {
+                "id": mid,
+                "name": e.name,
+                "attention": s.attention.kind,
+                "moe": s.is_moe,
+                "layers": s.n_layers,
+                "params_stored": s.params_stored,
+                "params_multiplied": s.params_multiplied,
+                "kv_bytes_per_token_bf16": s.kv_bytes_per_token(2.0),
+                "max_context": s.max_context,
+                "config_provenance": e.meta.get("config_provenance", ""),
+                "config_source": e.meta.get("config_source", ""),
+                "published_params_source": e.meta.get("published_params_source", ""),
+            }
+        )
+    if args.json:
+        dump_json(rows)
+        return 0
+    headers = ["id", "attn", "MoE", "layers", "stored", "per token", "KV/token (bf16)", "config"]
+    if args.sources:
+        headers.append("config source")
+    table = []
+    for r in rows:
+        cells = [
+            r["id"],
+            r["attention"],
+            "yes" if r["moe"] else "no",
+            str(r["layers"]),
+            f"{r['params_stored'] / 1e9:.1f}B",
+            f"{r['params_multiplied'] / 1e9:.1f}B",
+            f"{r['kv_bytes_per_token_bf16'] / 1e3:.1f} kB",
+            r["config_provenance"],
+        ]
+        if args.sources:
+            cells.append(r["config_source"])
+        table.append(cells)
+    print_table(f"{len(rows)} models", headers, table)
+    return 0
+
+
+def cmd_hardware(args: argparse.Namespace) -> int:
+    from ..catalog import get_hardware, hardware_toml, list_hardware
+
+    if args.id is not None:
+        chip = get_hardware(args.id)
+        if args.toml:
+            print(hardware_toml(chip), end="")
+            return 0
+        chips = [chip]
+    elif args.toml:
+        from ..errors import InputError
+
+        raise InputError("--toml prints one record: give its id, e.g. hardware h100-sxm --toml")
+    else:
+        chips = [get_hardware(hid) for hid in list_hardware()]
+    rows: list[dict[str, Any]] = []
+    for c in chips:
+        hid = c.id
+        if args.filter and args.filter.lower() not in f"{hid} {c.name} {c.vendor}".lower():
+            continue
+        if args.status and c.status != args.status:
+            continue
+        rows.append(
+            {
+                "id": hid,
+                "name": c.name,
+                "vendor": c.vendor,
+                "status": c.status,
+                "peak_flops": {k: v for k, v in c.peak_flops.items()},
+                "memory_bytes": c.memory_bytes,
+                "memory_bandwidth_bytes_per_s": c.memory_bw,
+                "ops_per_byte": c.ops_per_byte,
+                "drain_time_s": c.drain_time_s,
+                "scale_up_domain": c.scale_up_domain,
+                "price_usd_per_hour": c.price_usd_per_s * 3600 or None,
+                "price_date": c.price_date or None,
+                "estimated": list(c.estimated),
+                "sources": dict(c.sources),
+            }
+        )
+    if args.json:
+        dump_json(rows)
+        return 0
+    headers = [
+        "id",
+        "16-bit TFLOP/s",
+        "memory GB",
+        "TB/s",
+        "ops:byte",
+        "drain",
+        "domain",
+        "$/chip-h",
+        "notes",
+    ]
+    table = []
+    by_id = {c.id: c for c in chips}
+    for r in rows:
+        c = by_id[r["id"]]
+        note = "announced" if r["status"] == "announced" else ""
+        if r["estimated"]:
+            note = (note + "; " if note else "") + "est: " + ", ".join(r["estimated"])
+        table.append(
+            [
+                r["id"],
+                f"{c.flops(c.compute_dtype_for('bf16')) / 1e12:,.0f}",
+                f"{r['memory_bytes'] / 1e9:.0f}",
+                f"{r['memory_bandwidth_bytes_per_s'] / 1e12:.2f}",
+                f"{r['ops_per_byte']:.0f}",
+                fmt_time(r["drain_time_s"]),
+                str(r["scale_up_domain"]),
+                f"{r['price_usd_per_hour']:.2f}" if r["price_usd_per_hour"] else "n/a",
+                note,
+            ]
+        )
+        if args.sources:
+            for key, src in sorted(r["sources"].items()):
+                table.append(["", "", "", "", "", "", "", key, src])
+    print_table(f"{len(rows)} chips", headers, table)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    m = sub.add_parser("models", help="list the model catalog")
+    m.add_argument("--filter", help="substring of the id or name")
+    m.add_argument("--moe", action="store_true", help="mixtures of experts only")
+    m.add_argument("--dense", action="store_true", help="dense models only")
+    m.add_argument("--attention", choices=["mha", "gqa", "mqa", "mla"])
+    m.add_argument("--sources", action="store_true", help="show where each config was read")
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(func=cmd_models)
+
+    h = sub.add_parser("hardware", help="list the hardware catalog, or print one record")
+    h.add_argument(
+        "id", nargs="?", help="one chip: a catalog id or a FILE.toml record (default: all)"
+    )
+    h.add_argument(
+        "--toml",
+        action="store_true",
+        help="print the record in the catalog's schema (edit it, then pass --hardware FILE.toml)",
+    )
+    h.add_argument("--filter", help="substring of the id, name or vendor")
+    h.add_argument("--status", choices=["shipping", "announced"])
+    h.add_argument("--sources", action="store_true", help="show the source of every figure")
+    h.add_argument("--json", action="store_true")
+    h.set_defaults(func=cmd_hardware)

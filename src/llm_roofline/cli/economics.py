@@ -1,0 +1,263 @@
+"""Verbs `pricing`, `cache-tiers` and `balance`: prices read backwards, cache tiers,
+the training balance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._common import (
+    Parser,
+    deployment_from_args,
+    dump_json,
+    float_list,
+    positive_float,
+    positive_int,
+    print_table,
+    system_flags,
+)
+
+
+def cmd_pricing(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..catalog import get_hardware, get_model
+    from ..economics import (
+        catalog_kv_vs_price_step,
+        cost_floor,
+        cost_vs_context,
+        decode_to_prefill_mfu,
+        kv_bytes_from_price_step,
+        price_step_active_params,
+    )
+    from ..errors import InputError
+
+    out: dict[str, Any] = {
+        "input_price": args.input_price,
+        "output_price": args.output_price,
+        "decode_to_prefill_mfu": decode_to_prefill_mfu(args.input_price, args.output_price),
+    }
+    lines = [
+        f"output/input price ratio {args.output_price / args.input_price:.3g}: if prices track "
+        f"cost, decode runs at {out['decode_to_prefill_mfu']:.3g} of prefill's utilisation"
+    ]
+    step = args.long_context_threshold
+    if step is not None:
+        if args.active_params is None and args.model is None:
+            raise InputError(
+                "a price step needs --active-params (the model's active parameters) or --model",
+                field="active_params",
+            )
+        if args.ratio is not None:
+            ratio, why = args.ratio, "given"
+        else:
+            chip = get_hardware(args.hardware)
+            ratio, why = chip.ops_per_byte, f"{chip.id} bf16 FLOP/s ÷ bytes/s"
+        act = price_step_active_params(args.active_params, args.model)
+        n_active = act["active_params"]
+        kv = kv_bytes_from_price_step(step, n_active, ratio)
+        out.update(
+            long_context_threshold=step,
+            flops_per_byte=ratio,
+            active_params=n_active,
+            active_params_source=act["source"],
+            implied_kv_bytes_per_token=kv,
+        )
+        whose = f" ({args.model}'s, multiplied per token)" if act["source"] == "model" else ""
+        lines.append(
+            f"a price step at {step:,.0f} tokens, {n_active:.3g} active parameters{whose}, "
+            f"{ratio:.0f} FLOP/B ({why}): KV ≈ {kv:,.0f} bytes per token"
+        )
+        if act["agrees"] is False:
+            note = (
+                f"--active-params {n_active:.3g} differs from {args.model}'s "
+                f"{act['model_active_params']:.3g} parameters multiplied per token: "
+                "using --active-params"
+            )
+            out["active_params_note"] = note
+            lines.append(f"note: {note}")
+        if args.long_output_price and args.long_input_price:
+            out["long_output_to_input"] = args.long_output_price / args.long_input_price
+        # beside it, each catalog model's real KV bytes per token (bf16 cache) against the
+        # figure the same step implies for that model's own active parameters
+        table = catalog_kv_vs_price_step(step, ratio, kv_dtype="bf16")
+        out["catalog_kv_bytes_per_token_bf16"] = {
+            r["model"]: r["kv_bytes_per_token"] for r in table
+        }
+        out["catalog_vs_price_step"] = table
+        rows = [
+            [
+                r["model"],
+                f"{r['active_params'] / 1e9:.1f}B",
+                f"{r['kv_bytes_per_token']:,.0f}",
+                f"{r['implied_kv_bytes_per_token']:,.0f}",
+                f"{r['ratio']:,.0f}×",
+            ]
+            for r in table
+        ]
+    if args.model is not None:
+        dep = deployment_from_args(args)
+        floor = cost_floor(dep, context_len=args.context)
+        out["cost_floor"] = floor
+        out["deployment"] = dep.as_dict()
+        lines.append(
+            f"{args.model} on {args.chips} × {dep.chip.id} ({dep.split_text()}) at context "
+            f"{args.context:,} (engine {dep.engine}, batch {floor['batch']:.0f}): "
+            f"${floor['usd_per_million_input_tokens']:.3g} per M input, "
+            f"${floor['usd_per_million_output_tokens']:.3g} per M output "
+            f"(priced ${args.input_price:g} and ${args.output_price:g})"
+        )
+        if args.out:
+            contexts = np.unique(np.geomspace(256, 1_048_576, 60).round())
+            curve = cost_vs_context(dep, contexts)
+            price = None
+            if step is not None and args.long_output_price:
+                price = (step, args.output_price, args.long_output_price)
+            stem = Path(args.out) / f"{args.model}_cost_vs_context"
+            from ..plots import write_cost_vs_context_figure
+
+            paths = write_cost_vs_context_figure(
+                curve,
+                f"{args.model} on {args.chips} × {dep.chip.id}, engine {dep.engine}",
+                stem,
+                price,
+                max_context=get_model(args.model).max_context,
+            )
+            lines.append("wrote " + ", ".join(str(p) for p in paths))
+    if args.json:
+        dump_json(out)
+        return 0
+    for line in lines:
+        print(line)
+    if step is not None:
+        print(
+            "catalog models' real KV cache (bf16) against the figure the step implies for "
+            "each model's own active parameters:"
+        )
+        print_table(
+            "", ["model", "active", "KV B/token", "implied B/token", "real ÷ implied"], rows
+        )
+    return 0
+
+
+def cmd_cache_tiers(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..economics import cache_costs
+
+    hold = args.hold or [float(x) for x in np.geomspace(1, 30 * 86400, 60)]
+    dep = deployment_from_args(args)
+    res = cache_costs(dep, context_len=args.context, hold_s=hold)
+    if res["warning"]:
+        print(f"llm-roofline: warning: {res['warning']}", file=sys.stderr)
+    if args.out:
+        from ..plots import write_cache_tiers_figure
+
+        stem = Path(args.out) / f"{args.model}_{args.hardware}_cache_tiers"
+        title = f"{args.model}, {args.context:,}-token context, on {args.chips} × {args.hardware}"
+        for p in write_cache_tiers_figure(res, title, stem):
+            print(f"wrote {p}", file=sys.stderr)
+    if args.json:
+        res = {
+            **res,
+            "hold_s": [float(h) for h in res["hold_s"]],
+            "tiers": {
+                k: {**v, "usd": [float(x) for x in v["usd"]]} for k, v in res["tiers"].items()
+            },
+        }
+        dump_json(res)
+        return 0
+    print(
+        f"KV cache of one {args.context:,}-token sequence: {res['kv_bytes'] / 1e9:.3g} GB; "
+        f"recomputing it (prefill) takes {res['recompute_s']:.3g} s, "
+        f"${res['recompute_usd']:.3g}"
+    )
+    print_table(
+        "",
+        ["tier", "drain time", "read at", "bring back"],
+        [
+            [
+                k,
+                f"{v['drain_time_s']:.3g} s",
+                f"{v['bandwidth'] / 1e9:,.6g} GB/s"
+                + (f" ({v['devices']} chips)" if v["devices"] > 1 else ""),
+                f"{v['fetch_s']:.3g} s",
+            ]
+            for k, v in res["tiers"].items()
+        ],
+    )
+    picks = [
+        (h, c)
+        for i, (h, c) in enumerate(zip(res["hold_s"], res["cheapest"], strict=True))
+        if i == 0 or c != res["cheapest"][i - 1]
+    ]
+    print("cheapest: " + "; ".join(f"from {h:.3g} s: {c}" for h, c in picks))
+    return 0
+
+
+def cmd_balance(args: argparse.Namespace) -> int:
+    from ..economics import balance
+
+    r = balance(
+        args.tokens_per_s,
+        args.days,
+        args.active_params,
+        pretrain_mfu=args.pretrain_mfu,
+        inference_mfu=args.inference_mfu,
+        rl_flops_per_token=args.rl_flops_per_token,
+        rl_mfu=args.rl_mfu,
+    )
+    if args.json:
+        dump_json(dict(r.__dict__))
+        return 0
+    print(f"inference tokens:  {r.inference_tokens:.3g}")
+    print(f"pre-training tokens at equal cost: {r.pretrain_tokens:.3g}")
+    print(f"RL tokens at equal cost: {r.rl_tokens:.3g}")
+    print(
+        f"Chinchilla (20 per parameter): {r.chinchilla_tokens:.3g}; "
+        f"over-training factor {r.overtraining:.3g}"
+    )
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    pc = sub.add_parser("pricing", help="what API prices imply about the hardware and model")
+    pc.add_argument("--input-price", type=positive_float, required=True, help="$ per M tokens")
+    pc.add_argument("--output-price", type=positive_float, required=True, help="$ per M tokens")
+    pc.add_argument("--long-context-threshold", type=positive_float, help="tokens")
+    pc.add_argument("--long-input-price", type=positive_float)
+    pc.add_argument("--long-output-price", type=positive_float)
+    pc.add_argument("--active-params", type=positive_float, help="e.g. 1e11")
+    pc.add_argument("--ratio", type=positive_float, help="FLOP/s ÷ bytes/s (default: hardware)")
+    system_flags(pc, required=False)  # --model: a deployment for the cost and the figure
+    pc.set_defaults(hardware="h100-sxm")
+    pc.add_argument("--context", type=positive_int, default=4096, help="tokens (default 4096)")
+    pc.add_argument("--out", help="folder for the cost-vs-context figure (needs --model)")
+    pc.add_argument("--json", action="store_true")
+    pc.set_defaults(func=cmd_pricing)
+
+    ct = sub.add_parser("cache-tiers", help="where to keep a KV cache, by hold time")
+    system_flags(ct)
+    ct.add_argument("--context", type=positive_int, required=True, help="tokens of one sequence")
+    ct.add_argument("--hold", type=float_list, help="seconds, e.g. 1,60,3600 (default 1 s-30 d)")
+    ct.add_argument("--out", help="folder for the figure")
+    ct.add_argument("--json", action="store_true")
+    ct.set_defaults(func=cmd_cache_tiers)
+
+    bl = sub.add_parser(
+        "balance", help="token budgets where pre-training, RL and inference cost alike"
+    )
+    bl.add_argument("--tokens-per-s", type=positive_float, required=True)
+    bl.add_argument("--days", type=positive_float, required=True)
+    bl.add_argument("--active-params", type=positive_float, required=True)
+    bl.add_argument("--pretrain-mfu", type=positive_float, default=0.4)
+    bl.add_argument(
+        "--inference-mfu", type=positive_float, help="default: a third of pre-training's"
+    )
+    bl.add_argument("--rl-flops-per-token", type=positive_float, default=3.0, help="× N (2..6)")
+    bl.add_argument("--rl-mfu", type=positive_float, help="default: inference's")
+    bl.add_argument("--json", action="store_true")
+    bl.set_defaults(func=cmd_balance)

@@ -1,0 +1,116 @@
+"""Verb `optimize`: search chips × split × batch for the cheapest serving."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ._common import (
+    Parser,
+    deployment_from_args,
+    dump_json,
+    fmt_money,
+    fmt_time,
+    positive_float,
+    positive_int,
+    print_table,
+    system_flags,
+)
+
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from ..optimize import search
+
+    dep = deployment_from_args(args)
+    chip = dep.chip
+    res = search(
+        dep,
+        args.max_chips,
+        context_len=args.context,
+        tpot_s=args.tpot_ms / 1e3 if args.tpot_ms else None,
+        ttft_s=args.ttft_ms / 1e3 if args.ttft_ms else None,
+    )
+    front = [res.row(int(i)) for i in res.frontier]
+    best = res.row(res.best) if res.best is not None else None
+    if args.json:
+        dump_json(
+            {
+                "engine": res.engine,
+                "configs_tried": res.configs_tried,
+                "points": int(res.points["batch"].size),
+                "targets": res.targets,
+                "best": best,
+                "frontier": front,
+            }
+        )
+    else:
+        headers = (
+            "chips",
+            "tp",
+            "pp",
+            "ep",
+            "dp",
+            "batch",
+            "ms/token",
+            "TTFT",
+            "tok/s/user",
+            "tok/s/chip",
+            "$/M tokens",
+        )
+        rows = [
+            (
+                str(r["chips"]),
+                str(r["tp"]),
+                str(r["pp"]),
+                str(r["ep"]),
+                str(r["dp"]),
+                f"{r['batch']:,}",
+                f"{r['tpot_s'] * 1e3:.3g}",
+                fmt_time(r["ttft_s"]),
+                f"{r['tokens_per_s_per_user']:,.1f}",
+                f"{r['tokens_per_s_per_chip']:,.0f}",
+                fmt_money(r["usd_per_million_tokens"]),
+            )
+            for r in front
+        ]
+        print_table(
+            f"frontier ({res.engine} engine): {len(front)} of {res.points['batch'].size:,} "
+            f"configurations "
+            f"({res.configs_tried} splits) of {args.model} on up to {args.max_chips} × "
+            f"{chip.id}, context {args.context:,}",
+            headers,
+            rows,
+        )
+        if best is None:
+            print("no configuration meets the targets")
+        else:
+            print(
+                f"cheapest meeting the targets: {best['chips']} chips, tp {best['tp']}, pp "
+                f"{best['pp']}, ep {best['ep']}, dp {best['dp']}, batch {best['batch']:,}: "
+                f"{best['tpot_s'] * 1e3:.3g} ms/token, TTFT {fmt_time(best['ttft_s'])}, "
+                f"{fmt_money(best['usd_per_million_tokens'])} per million tokens"
+            )
+    if args.out:
+        from ..plots import write_frontier_figure
+
+        stem = Path(args.out) / f"{Path(str(args.model)).name}_{chip.id}_frontier"
+        write_frontier_figure(
+            res,
+            f"{args.model} on up to {args.max_chips} × {chip.name}, context {args.context:,}",
+            stem,
+        )
+        print(f"wrote the frontier figure to {stem}.png and .svg", file=sys.stderr)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    o = sub.add_parser("optimize", help="search chips × split × batch for the cheapest serving")
+    system_flags(o, split=False)
+    o.add_argument("--max-chips", type=positive_int, required=True, help="largest chip count")
+    o.add_argument("--tpot-ms", type=positive_float, help="target time per output token (ms)")
+    o.add_argument("--ttft-ms", type=positive_float, help="target time to first token (ms)")
+    o.add_argument("--context", type=positive_int, default=4096, help="tokens (default 4096)")
+    o.add_argument("--out", help="write the frontier figure (PNG and SVG) into this folder")
+    o.add_argument("--json", action="store_true")
+    o.set_defaults(func=cmd_optimize)

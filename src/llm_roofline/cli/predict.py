@@ -1,0 +1,98 @@
+"""Verb `predict`: one scenario from flags, or a CSV of them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._common import (
+    Parser,
+    dump_json,
+    fmt_money,
+    fmt_time,
+    nonneg_int,
+    positive_int,
+    print_table,
+    system_flags,
+)
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..scenarios import (
+        INPUT_COLUMNS,
+        OUTPUT_COLUMNS,
+        predict_one,
+        predict_rows,
+        read_scenarios,
+        write_results,
+    )
+
+    if args.scenarios:
+        if not args.out:
+            raise InputError("--scenarios needs --out OUT.csv", field="out")
+        results = predict_rows(read_scenarios(args.scenarios))
+        n = write_results(results, args.out)
+        bad = [r for r in results if r.error]
+        for r in bad:
+            print(f"llm-roofline: error: {args.scenarios}: {r.error}", file=sys.stderr)
+        print(
+            f"wrote {n} rows ({n - len(bad)} predicted, {len(bad)} with errors) to {args.out}",
+            file=sys.stderr,
+        )
+        return 2 if bad else 0
+    needed: tuple[str, ...] = ("model", "hardware", "batch", "input_len")
+    if args.mode != "decode":
+        needed += ("output_len",)
+    missing = [f"--{k.replace('_', '-')}" for k in needed if getattr(args, k) is None]
+    if missing:
+        raise InputError(
+            f"one scenario needs {', '.join(missing)} (or --scenarios IN.csv)", field=missing[0]
+        )
+    row = {c: getattr(args, c, None) for c in INPUT_COLUMNS}
+    res = predict_one(row)
+    if res.error:
+        raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
+    ranges = {k: v for k, v in res.extra.items() if v is not None}
+    record = {**res.inputs, **res.outputs, **ranges}
+    if res.warning:
+        print(f"llm-roofline: warning: {res.warning}", file=sys.stderr)
+    if args.json:
+        dump_json(record)
+        return 0
+    rows = [(c, str(record[c])) for c in INPUT_COLUMNS]
+    for c in OUTPUT_COLUMNS:
+        v = record[c]
+        if c in ranges.keys() | {f"{c}_low"} and f"{c}_low" in ranges:
+            lo, hi = ranges[f"{c}_low"], ranges[f"{c}_high"]
+            if c.endswith("_s"):
+                rows.append((c, f"{fmt_time(v)} ({fmt_time(lo)}–{fmt_time(hi)})"))
+            else:
+                rows.append((c, f"{v:,.1f} ({lo:,.1f}–{hi:,.1f})"))
+        elif c in ("tpot_s", "ttft_s", "request_latency_s") or c.startswith("t_"):
+            rows.append((c, fmt_time(v)))
+        elif c.startswith("usd"):
+            rows.append((c, fmt_money(v)))
+        elif isinstance(v, float):
+            rows.append((c, f"{v:,.1f}"))
+        else:
+            rows.append((c, str(v)))
+    engine = record["engine"]
+    what = "the ideal lower bound" if engine == "ideal" else "calibrated estimate (range)"
+    print_table(f"scenario, engine {engine}: {what}", ("column", "value"), rows)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    pr = sub.add_parser("predict", help="one scenario from flags, or a CSV of them")
+    pr.add_argument("--scenarios", help="input CSV (the scenario contract)")
+    pr.add_argument("--out", help="output CSV for --scenarios")
+    system_flags(pr, required=False)
+    pr.add_argument("--batch", type=positive_int, help="sequences in flight, all replicas")
+    pr.add_argument("--input-len", type=positive_int, help="prompt tokens per request")
+    pr.add_argument(
+        "--output-len", type=nonneg_int, help="generated tokens per request (decode: may be 0)"
+    )
+    pr.add_argument("--mode", default="decode", choices=["decode", "static", "continuous"])
+    pr.add_argument("--json", action="store_true")
+    pr.set_defaults(func=cmd_predict)

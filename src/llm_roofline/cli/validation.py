@@ -1,0 +1,252 @@
+"""Verbs `validate`, `calibrate` and `measure`: predictions against measurements."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from ._common import Parser, dump_json, fmt_time, int_list, positive_int, print_table
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..validate import cross_validate, summarise, validate
+
+    results, failed = validate(args.engine)
+    summary = summarise(results)
+    cv = cross_validate() if args.cv else None
+    if args.json:
+        dump_json(
+            {
+                "engine": args.engine,
+                "summary": summary,
+                "cross_validation": cv,
+                "rows": [
+                    {
+                        "row": r.row.row,
+                        "model": r.row.model,
+                        "hardware": r.row.hardware,
+                        "chips": r.row.chips,
+                        "mode": r.row.mode,
+                        "metric": r.row.metric,
+                        "measured": r.row.measured,
+                        "predicted": r.predicted,
+                        "low": r.low,
+                        "high": r.high,
+                        "ratio": r.ratio,
+                        "ceiling": r.row.ceiling,
+                        "engine_family": r.row.engine_family,
+                        "source": r.row.source_address,
+                    }
+                    for r in results
+                ],
+                "not_predicted": [{"row": r.row, "reason": why} for r, why in failed],
+            }
+        )
+    else:
+        rows = [
+            (
+                str(r.row.row),
+                r.row.model,
+                f"{r.row.chips}×{r.row.hardware}",
+                r.row.mode,
+                r.row.metric,
+                f"{r.row.measured:.4g}",
+                f"{r.predicted:.4g}",
+                f"{r.ratio:.2f}",
+                "ceiling" if r.row.ceiling else ("" if r.faster_than_measured else "SLOWER"),
+            )
+            for r in results
+        ]
+        print_table(
+            f"{len(results)} rows, engine {args.engine}",
+            (
+                "row",
+                "model",
+                "system",
+                "mode",
+                "metric",
+                "measured",
+                "predicted",
+                "pred/meas",
+                "note",
+            ),
+            rows,
+        )
+        o = summary["overall"]
+        print(
+            f"|ln(predicted/measured)|: median {o.get('median', float('nan')):.3f}, "
+            f"90th percentile {o.get('p90', float('nan')):.3f} over {int(o['rows'])} rows "
+            f"({summary['ceiling_rows']} ceiling rows not scored)"
+        )
+        print(
+            f"predicted slower than measured: {summary['slower_than_measured']} of "
+            f"{summary['rows']} ({summary['slower_than_measured_share']:.1%})"
+        )
+        for title, key in (
+            ("by hardware", "by_hardware"),
+            ("by engine family", "by_engine_family"),
+        ):
+            print(
+                f"{title}: "
+                + "; ".join(
+                    f"{k} {v.get('median', 0):.2f}/{v.get('p90', 0):.2f} (n={int(v['rows'])})"
+                    for k, v in summary[key].items()
+                )
+            )
+        if cv:
+            h = cv["held_out"]
+            print(
+                f"leave-one-source-out (default profile refitted without each source): "
+                f"median {h['median']:.3f}, 90th percentile {h['p90']:.3f} over "
+                f"{int(h['rows'])} held-out rows"
+            )
+        for r, why in failed:
+            print(f"llm-roofline: warning: row {r.row} not predicted: {why}", file=sys.stderr)
+    if args.out:
+        from ..plots import write_validation_figure
+
+        stem = Path(args.out) / f"validation_{args.engine}"
+        write_validation_figure(results, f"predicted vs measured, engine {args.engine}", stem)
+        print(f"wrote {stem}.png and .svg", file=sys.stderr)
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import tomllib  # noqa: F401  (the output is read back by the package with tomllib)
+
+    from ..calibrate import profile_record
+    from ..validate import fit_profiles
+
+    profiles = fit_profiles(min_rows=args.min_rows)
+    lines = [
+        "# Calibration profiles fitted by `llm-roofline calibrate` on data/validation.csv.",
+        "# Each lists the validation rows (`row`) it was fitted on. Do not edit by hand.",
+        "",
+    ]
+    for p in profiles:
+        rec = profile_record(p)
+        lines.append(f"[{json.dumps(p.name)}]")
+        for k in ("flops_eff", "prefill_eff", "bw_eff", "comm_eff", "overhead_s", "low", "high"):
+            lines.append(f"{k} = {rec[k]}")
+        lines.append(f"note = {json.dumps(rec['note'])}")
+        lines.append(f"fitted_on = {json.dumps(rec['fitted_on'])}")
+        lines.append("stats = { " + ", ".join(f"{k} = {v}" for k, v in rec["stats"].items()) + " }")
+        lines.append("")
+    text = "\n".join(lines)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {len(profiles)} profiles to {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    return 0
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    from ..measure import measure_machine
+
+    def progress(i: int, n: int) -> None:
+        if not args.json:
+            print(
+                f"\r  decode grid {i}/{n} [{'#' * (20 * i // n):<20}]",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    rep = measure_machine(
+        args.model,
+        layers=args.layers,
+        batches=args.batch,
+        contexts=args.context,
+        dtype=args.dtype,
+        device=args.device,
+        progress=progress,
+    )
+    if not args.json:
+        print(file=sys.stderr)
+    model_id = Path(str(args.model)).stem if str(args.model).endswith(".json") else args.model
+    if args.json:
+        dump_json(
+            {
+                "device": rep.device_name,
+                "torch": rep.torch_version,
+                "dtype": rep.dtype,
+                "bandwidth_bytes_per_s": rep.bandwidth_bytes_per_s,
+                "flops": rep.flops,
+                "model": rep.model,
+                "layers": rep.layers,
+                "points": [dict(p.__dict__, ratio=p.ratio) for p in rep.points],
+            }
+        )
+    else:
+        print(
+            f"{rep.device_name} ({rep.device}, torch {rep.torch_version}): memory "
+            f"{rep.bandwidth_bytes_per_s / 1e9:,.1f} GB/s, {rep.dtype} matmul "
+            f"{rep.flops / 1e12:,.3f} TFLOP/s (measured)"
+        )
+        print_table(
+            f"decode of {rep.model} ({rep.layers} layers, random weights) against the "
+            f"engine with the measured peaks",
+            ("batch", "context", "measured", "predicted", "pred/meas"),
+            [
+                (
+                    str(p.batch),
+                    f"{p.context_len:,}",
+                    fmt_time(p.measured_s),
+                    fmt_time(p.predicted_s),
+                    f"{p.ratio:.2f}",
+                )
+                for p in rep.points
+            ],
+        )
+    if args.save_hardware:
+        Path(args.save_hardware).write_text(rep.hardware_record(args.hardware_id), "utf-8")
+        print(f"wrote the hardware record to {args.save_hardware}", file=sys.stderr)
+    if args.save_rows:
+        rows = rep.validation_rows(args.hardware_id, model_id)
+        with open(args.save_rows, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        print(f"wrote {len(rows)} validation rows to {args.save_rows}", file=sys.stderr)
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    v = sub.add_parser("validate", help="predicted against published measurements")
+    v.add_argument("--engine", default="ideal", help="ideal, calibrated, or a profile name")
+    v.add_argument("--cv", action="store_true", help="also leave-one-source-out validation")
+    v.add_argument("--out", help="write the scatter plot (PNG and SVG) into this folder")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=cmd_validate)
+
+    c = sub.add_parser("calibrate", help="fit the calibration profiles to the validation set")
+    c.add_argument(
+        "--min-rows",
+        type=positive_int,
+        default=12,
+        help="fit a family or hardware-class profile only with this many rows",
+    )
+    c.add_argument("--out", help="write the profiles TOML here (default: standard output)")
+    c.set_defaults(func=cmd_calibrate)
+
+    me = sub.add_parser("measure", help="measure this machine and a real decode (needs torch)")
+    me.add_argument("--model", default="llama-3.1-8b", help="catalog id or config.json path")
+    me.add_argument(
+        "--layers",
+        type=positive_int,
+        default=2,
+        help="keep only the first N layers (default 2: fits a laptop)",
+    )
+    me.add_argument("--batch", type=int_list, default=[1, 4, 16])
+    me.add_argument("--context", type=int_list, default=[128, 1024])
+    me.add_argument("--dtype", default="fp32", choices=["fp32", "bf16", "fp16"])
+    me.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    me.add_argument("--save-hardware", help="write the measured peaks as a hardware record")
+    me.add_argument("--save-rows", help="write the decode grid as validation rows (CSV)")
+    me.add_argument("--hardware-id", default="this-machine")
+    me.add_argument("--json", action="store_true")
+    me.set_defaults(func=cmd_measure)

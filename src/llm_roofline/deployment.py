@@ -1,0 +1,409 @@
+"""A deployment: one description of how a model is served, passed to every surface.
+
+A `Deployment` holds the model, one chip (a catalog id, a record of your own, a price of your
+own), the chip count, the split (`tp`, `pp`, `ep` and `replicas`), the data types, the overlap,
+the communication model and the engine. It is built once (from flags, a CSV row, JSON or
+Python) and every surface (report, predict, sweep, optimize, the economics verbs, the page and
+the API) asks it for its numbers, so the same deployment gives the same numbers everywhere.
+
+Replicas are independent instances: each holds the whole model on chips / replicas chips and
+never talks to the others. `batch` always counts sequences across the whole deployment; the
+replicas share it evenly (the busiest holds ⌈B / replicas⌉), so a deployment's throughput is
+exactly `replicas ×` one instance's when the batch divides evenly.
+
+When the user gives only chips (or some of the degrees), `split.auto_split` chooses the rest
+by one documented rule (docs/deployment.md), and the deployment says which split it used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .catalog import get_hardware, get_model
+from .dtypes import get_dtype
+from .errors import InputError, UnknownIdError
+from .hardware import Chip, System
+from .model import ModelSpec
+from .parallel import CommModel, Parallelism
+from .roofline import OVERLAP_MODES, StepTime, decode_step, positive_array, prefill
+from .split import auto_split, count, max_experts, pad_heads
+
+__all__ = [
+    "DEPLOYMENT_FIELDS",
+    "ENGINES",
+    "Deployment",
+    "auto_split",
+    "deployment",
+    "pad_heads",
+]
+
+# The fields a deployment is described by (flags, CSV columns, JSON keys), in this order.
+DEPLOYMENT_FIELDS = (
+    "model",
+    "hardware",
+    "chips",
+    "tp",
+    "pp",
+    "ep",
+    "replicas",
+    "pad_heads",
+    "weight_dtype",
+    "kv_dtype",
+    "overlap",
+    "engine",
+    "price_usd_per_hour",
+)
+# engines every surface accepts: the lower bound, the realistic default, and named profiles
+ENGINES = ("ideal", "calibrated")
+DEFAULT_ENGINE = "calibrated"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A model served on `chips` chips split as tp × pp × (dp) per instance, × replicas.
+
+    Build it with `deployment(...)` (which checks everything and picks a split when none is
+    given), `Deployment.from_mapping(row)` (a CSV row or JSON object) or `dataclasses.replace`.
+    """
+
+    spec: ModelSpec
+    chip: Chip
+    chips: int
+    tp: int
+    pp: int
+    ep: int
+    replicas: int
+    model_id: str = ""
+    pad_heads: bool = False
+    weight_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+    overlap: str = "full"
+    engine: str = DEFAULT_ENGINE
+    comm: CommModel = field(default_factory=CommModel)
+    split_rule: str = "given"  # "given", or "auto: ..." saying what the rule chose
+
+    # ---- what it is ----------------------------------------------------------------------
+
+    @property
+    def instance_chips(self) -> int:
+        """Chips of one replica."""
+        return self.chips // self.replicas
+
+    @property
+    def model(self) -> ModelSpec:
+        """The model as served (query heads padded when `pad_heads`)."""
+        return pad_heads(self.spec, self.tp) if self.pad_heads else self.spec
+
+    @property
+    def parallel(self) -> Parallelism:
+        """The split of one instance."""
+        return Parallelism(self.instance_chips, self.tp, self.pp, self.ep)
+
+    @property
+    def instance(self) -> System:
+        """One replica's chips."""
+        return System(self.chip, self.instance_chips)
+
+    @property
+    def system(self) -> System:
+        """All the deployment's chips (what is paid for)."""
+        return System(self.chip, self.chips)
+
+    @property
+    def dp(self) -> int:
+        return self.parallel.dp
+
+    @property
+    def profile(self) -> Any:
+        """The calibration profile of the engine (None for `ideal`)."""
+        from .calibrate import get_profile
+
+        return get_profile(self.engine)
+
+    def split_text(self) -> str:
+        """One line: the split and how it was chosen."""
+        parts = [f"tp {self.tp}", f"pp {self.pp}"]
+        if max_experts(self.spec):
+            parts.append(f"ep {self.ep}")
+        if self.dp > 1:
+            parts.append(f"dp {self.dp}")
+        parts.append(f"{self.replicas} replica" + ("s" if self.replicas > 1 else ""))
+        if self.pad_heads and self.model.attention.n_heads != self.spec.attention.n_heads:
+            parts.append(f"heads padded to {self.model.attention.n_heads}")
+        return " · ".join(parts) + ("" if self.split_rule == "given" else f" ({self.split_rule})")
+
+    def describe(self) -> str:
+        return (
+            f"{self.spec.name} on {self.chips} × {self.chip.id}: {self.split_text()}; weights "
+            f"{self.weight_dtype}, KV {self.kv_dtype}; engine {self.engine}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The deployment's fields (JSON-ready), and how its split was chosen."""
+        return {
+            "model": self.model_id or self.spec.name,
+            "hardware": self.chip.id,
+            "chips": self.chips,
+            "tp": self.tp,
+            "pp": self.pp,
+            "ep": self.ep,
+            "replicas": self.replicas,
+            "dp": self.dp,
+            "pad_heads": self.pad_heads,
+            "weight_dtype": self.weight_dtype,
+            "kv_dtype": self.kv_dtype,
+            "overlap": self.overlap,
+            "engine": self.engine,
+            "price_usd_per_hour": self.chip.price_usd_per_s * 3600 or None,
+            "split_rule": self.split_rule,
+        }
+
+    def with_engine(self, engine: str) -> Deployment:
+        return dataclasses.replace(self, engine=_engine(engine))
+
+    def instance_deployment(self) -> Deployment:
+        """One replica of this deployment, as a deployment of its own."""
+        return dataclasses.replace(self, chips=self.instance_chips, replicas=1)
+
+    def with_chips(self, chips: int) -> Deployment:
+        """The same deployment on another chip count, its split chosen afresh by the rule."""
+        return deployment(
+            self.spec,
+            self.chip,
+            chips,
+            pad_heads=self.pad_heads,
+            weight_dtype=self.weight_dtype,
+            kv_dtype=self.kv_dtype,
+            overlap=self.overlap,
+            engine=self.engine,
+            comm=self.comm,
+            model_id=self.model_id,
+        )
+
+    # ---- the engine, for the whole deployment --------------------------------------------
+
+    def _kw(self) -> dict[str, Any]:
+        return {
+            "weight_dtype": self.weight_dtype,
+            "kv_dtype": self.kv_dtype,
+            "overlap": self.overlap,
+            "parallel": self.parallel,
+            "comm": self.comm,
+        }
+
+    def per_replica(self, batch: ArrayLike) -> np.ndarray:
+        """Sequences on the busiest replica: ⌈B / replicas⌉."""
+        B = positive_array(batch, "batch")
+        return np.ceil(B / self.replicas)
+
+    def _whole(self, step: StepTime, batch: np.ndarray) -> StepTime:
+        """An instance's pass restated for the whole deployment: its time, all the batch, all
+        the chips (so tokens/s and $/token count every replica)."""
+        if self.replicas == 1:
+            return step
+        shape = step.t_step.shape
+        return dataclasses.replace(
+            step, batch=np.broadcast_to(batch, shape).astype(np.float64), system=self.system
+        )
+
+    def decode(self, batch: ArrayLike, context_len: ArrayLike) -> StepTime:
+        """The ideal decode step of `batch` sequences (all replicas) at `context_len`."""
+        B = positive_array(batch, "batch")
+        step = decode_step(
+            self.model,
+            self.instance,
+            batch=self.per_replica(B),
+            context_len=context_len,
+            **self._kw(),
+        )
+        return self._whole(step, B)
+
+    def prefill(self, batch: ArrayLike, prompt_len: ArrayLike) -> StepTime:
+        """The ideal prefill of `batch` prompts (all replicas) of `prompt_len` tokens."""
+        B = positive_array(batch, "batch")
+        step = prefill(
+            self.model,
+            self.instance,
+            batch=self.per_replica(B),
+            prompt_len=prompt_len,
+            **self._kw(),
+        )
+        return self._whole(step, B)
+
+    def time(self, step: StepTime, *, is_prefill: bool = False, engine: str | None = None) -> Any:
+        """A pass's time under an engine (the deployment's by default): (t, low, high) arrays;
+        for `ideal` low = high = t."""
+        from .calibrate import get_profile, pass_time
+
+        prof = self.profile if engine is None else get_profile(engine)
+        t = pass_time(step, prof, prefill=is_prefill)
+        if prof is None:
+            return t, t, t
+        return t, t * prof.low, t * prof.high
+
+    def memory(
+        self, batch: ArrayLike, context_len: ArrayLike, tokens_per_seq: ArrayLike = 1
+    ) -> Any:
+        """Memory per chip (the fullest chip of the busiest replica)."""
+        from .memory import memory_use
+
+        return memory_use(
+            self.model,
+            self.instance,
+            batch=self.per_replica(batch),
+            context_len=context_len,
+            tokens_per_seq=tokens_per_seq,
+            weight_dtype=self.weight_dtype,
+            kv_dtype=self.kv_dtype,
+            parallel=self.parallel,
+        )
+
+    def max_batch(self, context_len: ArrayLike) -> np.ndarray:
+        """The largest batch (all replicas) that fits at `context_len`."""
+        from .memory import max_batch
+
+        one = max_batch(
+            self.model,
+            self.instance,
+            context_len=context_len,
+            weight_dtype=self.weight_dtype,
+            kv_dtype=self.kv_dtype,
+            parallel=self.parallel,
+        )
+        return np.asarray(one * self.replicas, dtype=np.int64)
+
+    def weights_per_chip_bytes(self) -> float:
+        """Weight bytes on the fullest chip, for this split."""
+        from .memory import weights_per_chip
+
+        return weights_per_chip(self.model, self.parallel) * get_dtype(self.weight_dtype).bytes
+
+    def serve(self, *, batch: int, input_len: int, output_len: int, mode: str = "decode") -> Any:
+        """The scenario contract's figures for this deployment (see `serving.serve`)."""
+        from .serving import serve
+
+        B = count(batch, "batch")
+        per = -(-B // self.replicas)
+        res = serve(
+            self.model,
+            self.instance,
+            batch=per,
+            input_len=input_len,
+            output_len=output_len,
+            mode=mode,
+            profile=self.engine,
+            **self._kw(),
+        )
+        return _replicated(res, batch=B, per_replica=per, replicas=self.replicas)
+
+
+def _replicated(res: Any, *, batch: int, per_replica: int, replicas: int) -> Any:
+    """One instance's serving figures restated for `replicas` instances serving `batch`
+    sequences, ⌈batch / replicas⌉ on the busiest: times are the busiest instance's; tokens/s
+    count every sequence (exactly replicas × one instance's when the batch divides evenly);
+    $ per token pays for every chip."""
+    if replicas == 1:
+        return res
+    share = batch / per_replica  # sequences served per instance-worth of time
+    usd = res.usd_per_million_output_tokens
+    total = res.output_tokens_per_s * share
+    return dataclasses.replace(
+        res,
+        output_tokens_per_s=total,
+        output_tokens_per_s_per_chip=res.output_tokens_per_s_per_chip * share / replicas,
+        usd_per_million_output_tokens=None if usd is None else usd * replicas / share,
+    )
+
+
+def _engine(engine: str | None) -> str:
+    from .calibrate import list_profiles
+
+    name = (engine or DEFAULT_ENGINE).strip().lower()
+    known = list_profiles()
+    if name not in known:
+        from .errors import UnknownIdError
+
+        raise UnknownIdError("engine", name, known)
+    return name
+
+
+def deployment(
+    model: str | ModelSpec,
+    hardware: str | Chip,
+    chips: int = 1,
+    *,
+    tp: int | None = None,
+    pp: int | None = None,
+    ep: int | None = None,
+    replicas: int | None = None,
+    pad_heads: bool = False,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    overlap: str = "full",
+    engine: str | None = None,
+    price_usd_per_hour: float | None = None,
+    comm: CommModel | None = None,
+    model_id: str | None = None,
+) -> Deployment:
+    """Build and check a deployment; the split degrees not given are chosen by `auto_split`.
+
+    >>> d = deployment("deepseek-v3", "gb200", 72, weight_dtype="fp8")
+    >>> (d.tp, d.ep, d.replicas)
+    (1, 72, 1)
+    """
+    spec = get_model(model)
+    chip = get_hardware(hardware)
+    if price_usd_per_hour is not None:
+        chip = chip.with_price(price_usd_per_hour)
+    n = count(chips, "chips")
+    for name, value in (("weight_dtype", weight_dtype), ("kv_dtype", kv_dtype)):
+        try:
+            get_dtype(value)
+        except UnknownIdError as exc:  # name the field it came from
+            raise InputError(str(exc), field=name) from None
+    if overlap not in OVERLAP_MODES:
+        raise InputError(
+            f"overlap must be one of {', '.join(OVERLAP_MODES)}, got {overlap!r}", field="overlap"
+        )
+    t, p, e, r = auto_split(
+        spec,
+        chip,
+        n,
+        weight_dtype=weight_dtype,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        replicas=replicas,
+        padded=bool(pad_heads),
+    )
+    given = [k for k, v in (("tp", tp), ("pp", pp), ("ep", ep), ("replicas", replicas)) if v]
+    if len(given) == 4:
+        rule = "given"
+    elif given:
+        rule = f"auto, keeping the given {', '.join(given)}"
+    else:
+        rule = "auto"
+    dep = Deployment(
+        spec=spec,
+        chip=chip,
+        chips=n,
+        tp=t,
+        pp=p,
+        ep=e,
+        replicas=r,
+        model_id=model_id if model_id is not None else (model if isinstance(model, str) else ""),
+        pad_heads=bool(pad_heads),
+        weight_dtype=get_dtype(weight_dtype).name,
+        kv_dtype=get_dtype(kv_dtype).name,
+        overlap=overlap,
+        engine=_engine(engine),
+        comm=comm or CommModel(),
+        split_rule=rule,
+    )
+    dep.parallel.check(dep.model)
+    return dep
