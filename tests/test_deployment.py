@@ -210,8 +210,7 @@ def test_one_deployment_gives_the_same_numbers_on_every_surface(tmp_path: Path) 
 
     # predict: flags and a CSV row
     pj = _cli_json(
-        ["predict", *FLAGS, "--batch", str(B), "--input-len", str(S), "--output-len", "0"]
-        + ["--json"]
+        ["predict", *FLAGS, "--batch", str(B), "--input-len", str(S), "--output-len", "0", "--json"]
     )
     assert isinstance(pj, dict)
     assert pj["tpot_s"] == pytest.approx(t_lib, rel=1e-12)
@@ -242,6 +241,40 @@ def test_one_deployment_gives_the_same_numbers_on_every_surface(tmp_path: Path) 
         "/api/predict", json={**body, "batch": B, "input_len": S, "output_len": 0}
     ).json()
     assert p["tpot_s"] == pytest.approx(t_lib, rel=1e-12)
+
+    # the economics verbs: pricing's cost floor prices the output at the largest batch that
+    # fits, the report's last row; cache-tiers recomputes a context with the same prefill
+    from llm_roofline.economics import cache_costs, cost_floor
+
+    floor = cost_floor(dep, context_len=S)
+    last = rep.rows[-1]
+    assert floor["batch"] == last["batch"] == rep.max_batch
+    assert floor["usd_per_million_output_tokens"] == pytest.approx(
+        last["usd_per_million_tokens"], rel=1e-12
+    )
+    pre = dep.instance_deployment().prefill(1, S)
+    t_pre = float(dep.time(pre, is_prefill=True)[0].flat[0])
+    assert cache_costs(dep, context_len=S, hold_s=[1.0])["recompute_s"] == t_pre
+    prices = ["pricing", "--input-price", "3", "--output-price", "15"]
+    cli_floor = _cli_json([*prices, *FLAGS, "--context", str(S), "--json"])
+    assert isinstance(cli_floor, dict)
+    assert cli_floor["cost_floor"] == pytest.approx(floor)
+
+
+def test_optimize_times_a_split_as_the_deployment_does() -> None:
+    # the search visits every split of 2 L40S; its point at tp 1, pp 2, batch 4 is the
+    # deployment the rule picks for 2 chips (70.6 GB of fp8 weights do not fit one 48 GB card)
+    from llm_roofline.optimize import search
+
+    one = deployment("llama-3.1-70b", "l40s", 2, weight_dtype="fp8")
+    assert (one.tp, one.pp, one.replicas) == (1, 2, 1)
+    t_one = float(one.time(one.decode(4, 4096))[0].flat[0])
+    res = search(one, 2, context_len=4096)
+    pts = res.points
+    at = (pts["chips"] == 2) & (pts["tp"] == 1) & (pts["pp"] == 2) & (pts["batch"] == 4)
+    assert int(np.sum(at)) == 1
+    assert float(pts["tpot_s"][at][0]) == pytest.approx(t_one, rel=1e-12)
+    assert res.engine == "calibrated"
 
 
 def test_engine_is_named_on_every_output() -> None:

@@ -17,15 +17,16 @@ CLI = [sys.executable, "-m", "llm_roofline.cli"]
     [
         "pricing --input-price 3 --output-price 15",
         "pricing --input-price 3 --output-price 15 --model llama-3.1-70b --hardware h100-sxm "
-        "--chips 8",
+        "--chips 8 --engine ideal",
         "pricing --input-price 3 --output-price 15 --long-context-threshold 200000 "
         "--long-input-price 6 --long-output-price 22.5 --active-params 1e11 --ratio 600",
         "pricing --input-price 3 --output-price 15 --long-context-threshold 200000 "
-        "--ratio 600 --model llama-3.1-70b --chips 8",
+        "--ratio 600 --model llama-3.1-70b --chips 8 --engine ideal",
         "pricing --input-price 3 --output-price 15 --long-context-threshold 200000 "
-        "--ratio 600 --active-params 1e11 --model llama-3.1-70b --chips 8",
-        "cache-tiers --model llama-3.1-70b --hardware h100-sxm --chips 8 --context 100000",
-        "cache-tiers --model llama-3.1-70b --hardware h100-sxm --context 100000",
+        "--ratio 600 --active-params 1e11 --model llama-3.1-70b --chips 8 --engine ideal",
+        "cache-tiers --model llama-3.1-70b --hardware h100-sxm --chips 8 --context 100000 "
+        "--engine ideal",
+        "cache-tiers --model llama-3.1-70b --hardware h100-sxm --context 100000 --engine ideal",
         "balance --tokens-per-s 5e7 --days 60 --active-params 1e11",
     ],
 )

@@ -35,6 +35,8 @@ def report() -> dict[str, object]:
         "72",
         "--weight-dtype",
         "fp8",
+        "--engine",
+        "ideal",
         "--json",
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=60).stdout

@@ -204,7 +204,8 @@ def test_predict_with_the_calibrated_engine() -> None:
         assert r.returncode == 0, r.stderr
         return dict(json.loads(r.stdout))
 
-    cal, ideal = predict("--engine", "calibrated"), predict()
+    cal, ideal = predict(), predict("--engine", "ideal")  # calibrated is the default
+    assert cal["engine"] == "calibrated" and ideal["engine"] == "ideal"
     assert cal["tpot_s"] > ideal["tpot_s"]  # efficiencies below 1 and an overhead per pass
     # a calibrated prediction carries its range: times scale by (low, high) of the profile,
     # throughputs by its inverse; the ideal engine has none

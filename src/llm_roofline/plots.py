@@ -80,8 +80,8 @@ class PlotSpec:
     @property
     def title(self) -> str:
         return (
-            f"{self.model.name} on {self.dep.chips} × {self.dep.chip.name} "
-            f"({self.weight_dtype} weights, {self.kv_dtype} KV; {self.dep.split_text()})"
+            f"{self.model.name} on {self.dep.chips} × {self.dep.chip.id} "
+            f"({self.weight_dtype} weights, {self.kv_dtype} KV)\n{self.dep.split_text()}"
         )
 
     def b_star(self) -> float:
@@ -106,6 +106,14 @@ def _batch_range(p: PlotSpec) -> tuple[np.ndarray, int, float]:
     return B, fit, p.b_star()
 
 
+def _comm_line(ax: Any, x: np.ndarray, step: Any) -> None:
+    """Communication between chips, when the split has any. With two micro-batches (where they
+    win) it hides under the other micro-batch's work, and the weights are read twice."""
+    if float(np.max(step.t_comm)) > 0:
+        label = "communication (serial; hidden where two micro-batches win)"
+        ax.plot(x, step.t_comm * MS, label=label, color="tab:gray", ls="-.")
+
+
 def _engine_step(ax: Any, p: PlotSpec, x: np.ndarray, step: Any) -> None:
     """The step under the deployment's engine (a calibrated profile), with its range."""
     if p.dep.profile is None:
@@ -123,9 +131,16 @@ def fig_step_vs_batch(p: PlotSpec) -> Figure:
     s = p.dep.decode(B, p.context_len)
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.plot(B, s.t_compute * MS, label="compute (matmul + attention)", color="tab:blue")
-    ax.plot(B, s.t_weights * MS, label="weight fetch", color="tab:orange", ls="--")
+    ax.plot(
+        B,
+        s.t_weights * MS,
+        label="weight fetch (twice with two micro-batches)",
+        color="tab:orange",
+        ls="--",
+    )
     ax.plot(B, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
     ax.plot(B, s.t_memory * MS, label="memory = weights + KV", color="tab:red")
+    _comm_line(ax, B, s)
     ax.plot(
         B,
         s.t_step * MS,
@@ -196,6 +211,7 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     ax.plot(S, s.t_weights * MS, label="weight fetch", color="tab:orange", ls="--")
     ax.plot(S, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
     ax.plot(S, s.t_memory * MS, label="memory", color="tab:red")
+    _comm_line(ax, S, s)
     ax.plot(S, s.t_step * MS, label="step time, ideal", color="black", lw=3.5, alpha=0.6)
     _engine_step(ax, p, S, s)
     lo = float(np.min(np.minimum(s.t_weights, s.t_compute)) * MS) * 0.5
@@ -361,15 +377,15 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
 def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     _use_agg()
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     g = latency_cost_grid(p.dep, p.context_len)
     fig, ax = plt.subplots(figsize=(8, 5))
     title = (
         f"Latency vs cost over chips × batch (powers of two and the largest that fits), "
-        f"context {p.context_len:,}\n{p.model.name} on {p.dep.chip.name} "
-        f"({p.weight_dtype} weights, {p.kv_dtype} KV; each chip count split by the rule; "
-        f"engine {p.dep.engine})"
+        f"context {p.context_len:,}\n{p.model.name} on {p.dep.chip.id} "
+        f"({p.weight_dtype} weights, {p.kv_dtype} KV)\neach chip count split by the deployment "
+        f"rule; engine {p.dep.engine}"
     )
     ax.set_title(title, fontsize=10)
     if g["chips"].size == 0:
@@ -413,7 +429,8 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(plain)
-        axis.set_minor_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.xaxis.set_minor_formatter(NullFormatter())  # dollars span decades: minor labels collide
     ax.set_xlabel("$ per million output tokens")
     ax.set_ylabel("time per output token (ms)")
     ax.legend(fontsize=8)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..hardware import STATUSES
 from ._common import Parser, dump_json, fmt_time, print_table
 
 
@@ -163,7 +164,7 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         help="print the record in the catalog's schema (edit it, then pass --hardware FILE.toml)",
     )
     h.add_argument("--filter", help="substring of the id, name or vendor")
-    h.add_argument("--status", choices=["shipping", "announced"])
+    h.add_argument("--status", choices=STATUSES, help="shipping or announced")
     h.add_argument("--sources", action="store_true", help="show the source of every figure")
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=cmd_hardware)

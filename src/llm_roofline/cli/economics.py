@@ -172,7 +172,7 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
         return 0
     print(
         f"KV cache of one {args.context:,}-token sequence: {res['kv_bytes'] / 1e9:.3g} GB; "
-        f"recomputing it (prefill) takes {res['recompute_s']:.3g} s, "
+        f"recomputing it (prefill, engine {res['engine']}) takes {res['recompute_s']:.3g} s, "
         f"${res['recompute_usd']:.3g}"
     )
     print_table(

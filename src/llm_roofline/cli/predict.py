@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..serving import MODES
 from ._common import (
     Parser,
     dump_json,
@@ -93,6 +94,12 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     pr.add_argument(
         "--output-len", type=nonneg_int, help="generated tokens per request (decode: may be 0)"
     )
-    pr.add_argument("--mode", default="decode", choices=["decode", "static", "continuous"])
+    pr.add_argument(
+        "--mode",
+        default="decode",
+        choices=MODES,
+        help="decode: one step at input_len; static: a fixed batch from prefill to the last "
+        "token; continuous: steady state with batch requests in flight (default decode)",
+    )
     pr.add_argument("--json", action="store_true")
     pr.set_defaults(func=cmd_predict)
