@@ -86,6 +86,12 @@ def fmt_time(t: float) -> str:
     return f"{t * 1e6:.3g} µs"
 
 
+def fmt_range(t: float, low: float, high: float) -> str:
+    """A time and its range in one unit, e.g. '7.07 ms (5.91–8.68)'."""
+    scale, unit = (1.0, "s") if t >= 1.0 else (1e3, "ms") if t >= 1e-3 else (1e6, "µs")
+    return f"{t * scale:.3g} {unit} ({low * scale:.3g}–{high * scale:.3g})"
+
+
 def fmt_money(x: float | None) -> str:
     if x is None:
         return "n/a"

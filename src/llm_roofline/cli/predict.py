@@ -10,6 +10,7 @@ from ._common import (
     Parser,
     dump_json,
     fmt_money,
+    fmt_range,
     fmt_time,
     nonneg_int,
     positive_int,
@@ -64,10 +65,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
     rows = [(c, str(record[c])) for c in INPUT_COLUMNS]
     for c in OUTPUT_COLUMNS:
         v = record[c]
-        if c in ranges.keys() | {f"{c}_low"} and f"{c}_low" in ranges:
+        if f"{c}_low" in ranges:
             lo, hi = ranges[f"{c}_low"], ranges[f"{c}_high"]
-            if c.endswith("_s"):
-                rows.append((c, f"{fmt_time(v)} ({fmt_time(lo)}–{fmt_time(hi)})"))
+            if c in ("tpot_s", "ttft_s", "request_latency_s"):
+                rows.append((c, fmt_range(v, lo, hi)))
             else:
                 rows.append((c, f"{v:,.1f} ({lo:,.1f}–{hi:,.1f})"))
         elif c in ("tpot_s", "ttft_s", "request_latency_s") or c.startswith("t_"):

@@ -13,6 +13,7 @@ from ._common import (
     deployment_from_args,
     dump_json,
     fmt_money,
+    fmt_range,
     fmt_time,
     int_list,
     positive_int,
@@ -52,7 +53,7 @@ def _print_report(rep: Any) -> None:
         "t_kv",
         "t_comm",
         "ideal step",
-        *([f"{rep.engine} step (range)"] if ranged else []),
+        *([f"{rep.engine} (range)"] if ranged else []),
         "bound",
         "tokens/s",
         "$/M tokens",
@@ -60,14 +61,7 @@ def _print_report(rep: Any) -> None:
     ]
     rows = []
     for r in rep.rows:
-        est = (
-            [
-                f"{fmt_time(r['t_step_s'])} ({fmt_time(r['t_step_low_s'])}–"
-                f"{fmt_time(r['t_step_high_s'])})"
-            ]
-            if ranged
-            else []
-        )
+        est = [fmt_range(r["t_step_s"], r["t_step_low_s"], r["t_step_high_s"])] if ranged else []
         rows.append(
             (
                 f"{r['batch']:,}",
