@@ -1,8 +1,8 @@
 """Chip and System: hardware in SI units, converted once from the catalog's unit-named keys.
 
 A Chip is one accelerator as its datasheet describes it (dense peaks, memory, links, power,
-price). A System is n of them serving one model replica; the parallelism issue adds how the
-model is split. Scale-up and scale-out bandwidths are per chip, in one direction.
+price). A System is n of them serving one model replica (`parallel.Parallelism` says how the
+model is split over them). Scale-up and scale-out bandwidths are per chip, in one direction.
 """
 
 from __future__ import annotations
