@@ -345,3 +345,111 @@ def test_scenario_row_fills_the_split_and_engine() -> None:
     assert res.error is None
     assert (res.inputs["tp"], res.inputs["ep"], res.inputs["replicas"]) == (1, 72, 1)
     assert res.inputs["engine"] == "calibrated" and res.inputs["output_len"] == 0
+
+
+# ---- found in review ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hardware", "chips", "split"),
+    [
+        # 12 H100 (8-GPU NVLink domains), Llama 3.1 70B bf16 (141 GB): tp 4 fits (35 GB a
+        # chip) in 4 chips, 4 divides 12: three tp-4 replicas. tp 2 with 3 data-parallel
+        # groups per instance would read every weight on 2 chips instead of 4, for nothing.
+        ("h100-sxm", 12, (4, 1, 1, 3)),
+        # 20 MI300X (8-GPU domains, 192 GB): tp 4 divides 20 and the 64 heads: 5 replicas
+        ("mi300x", 20, (4, 1, 1, 5)),
+    ],
+)
+def test_a_dense_model_widens_tp_before_adding_data_parallel_groups(
+    hardware: str, chips: int, split: tuple[int, int, int, int]
+) -> None:
+    d = deployment("llama-3.1-70b", hardware, chips)
+    assert (d.tp, d.pp, d.ep, d.replicas) == split and d.dp == 1
+
+
+def test_input_cost_does_not_charge_idle_replicas() -> None:
+    # one prompt per replica keeps every chip busy: 8 single-GPU replicas price a prompt as
+    # one GPU does (input $/M equal); the output at the largest batch too
+    from llm_roofline.economics import cache_costs, cost_floor
+
+    one = deployment("llama-3.1-8b", "h100-sxm", 1, engine="ideal")
+    eight = deployment("llama-3.1-8b", "h100-sxm", 8, tp=1, replicas=8, engine="ideal")
+    a, b = cost_floor(one, context_len=4096), cost_floor(eight, context_len=4096)
+    for k in ("usd_per_million_input_tokens", "usd_per_million_output_tokens"):
+        assert b[k] == pytest.approx(a[k], rel=1e-12), k
+    ca = cache_costs(one, context_len=4096, hold_s=[1.0])["recompute_usd"]
+    cb = cache_costs(eight, context_len=4096, hold_s=[1.0])["recompute_usd"]
+    assert cb == pytest.approx(ca, rel=1e-12)
+
+
+def test_an_uneven_batch_pays_for_every_chip() -> None:
+    # 10 sequences on 4 single-GPU replicas: the step is one GPU's at ceil(10 / 4) = 3;
+    # tokens/s = 10 / t; $ per token = 4 GPUs' price × t / 10
+    d = deployment("llama-3.1-8b", "h100-sxm", 4, replicas=4, engine="ideal")
+    res = d.serve(batch=10, input_len=4096, output_len=0)
+    t = float(deployment("llama-3.1-8b", "h100-sxm", engine="ideal").decode(3, 4096).t_step[()])
+    assert res.tpot_s == pytest.approx(t, rel=1e-12)
+    assert res.output_tokens_per_s == pytest.approx(10 / t, rel=1e-12)
+    price = 4 * lr.get_hardware("h100-sxm").price_usd_per_s
+    assert res.usd_per_million_output_tokens == pytest.approx(price * t / 10 * 1e6, rel=1e-12)
+
+
+def test_a_range_never_reaches_below_the_ideal_bound() -> None:
+    # the TensorRT-LLM profile's 10th percentile is below 1/its slowdown on a small decode:
+    # the range's low end stops at the ideal time (the lower bound)
+    d = deployment("llama-3.1-8b", "h100-sxm", weight_dtype="fp8", engine="tensorrt-llm")
+    step = d.decode(np.array([1.0, 64.0, 1024.0]), 4096)
+    t, low, high = d.time(step)
+    assert np.all(low >= step.t_step) and np.all(low <= t) and np.all(t <= high)
+    out = d.serve(batch=64, input_len=4096, output_len=256, mode="static").as_dict()
+    ideal = d.with_engine("ideal").serve(batch=64, input_len=4096, output_len=256, mode="static")
+    assert out["tpot_s_low"] >= ideal.tpot_s
+    assert out["output_tokens_per_s_high"] <= ideal.output_tokens_per_s
+
+
+def test_predict_takes_price_and_overlap_flags() -> None:
+    # the same scenario at twice the catalog's price costs twice as much per token
+    base = "predict --model llama-3.1-8b --hardware h100-sxm --batch 8 --input-len 1024 "
+    price = lr.get_hardware("h100-sxm").price_usd_per_s * 3600
+    one = _cli_json((base + "--engine ideal --json").split())
+    two = _cli_json((base + f"--engine ideal --price {2 * price} --json").split())
+    assert isinstance(one, dict) and isinstance(two, dict)
+    assert two["usd_per_million_output_tokens"] == pytest.approx(
+        2 * one["usd_per_million_output_tokens"], rel=1e-9
+    )
+    # no overlap (plain sum of compute and memory) is slower than the lecture's max
+    none = _cli_json((base + "--engine ideal --overlap none --json").split())
+    assert isinstance(none, dict) and none["tpot_s"] > one["tpot_s"]
+
+
+def test_sweep_keeps_the_given_split_on_every_chip_count() -> None:
+    d = deployment("llama-3.1-8b", "h100-sxm", 8, tp=2, engine="ideal")
+    rows = sweep(d, [8], [1024], [8, 16])
+    assert [(r["chips"], r["tp"], r["replicas"]) for r in rows] == [(8, 2, 4), (16, 2, 8)]
+    with pytest.raises(InputError, match="tp"):
+        sweep(d, [8], [1024], [1])  # tp 2 cannot split one chip
+
+
+def test_flags_are_never_abbreviated_and_absurd_chip_counts_refused() -> None:
+    # optimize searches the split itself: --tp is refused, not read as --tpot-ms
+    with pytest.raises(SystemExit) as e:
+        cli_main("optimize --model llama-3.1-8b --hardware h100-sxm --max-chips 4 --tp 3".split())
+    assert e.value.code == 2
+    with pytest.raises(InputError, match="chips must be at most"):
+        deployment("llama-3.1-8b", "h100-sxm", 10_000_000)
+
+
+def test_a_bad_chip_record_names_the_hardware_field(tmp_path: Path) -> None:
+    res = predict_one(
+        {
+            "model": "llama-3.1-8b",
+            "hardware": str(tmp_path / "missing.toml"),
+            "chips": "1",
+            "weight_dtype": "bf16",
+            "batch": "1",
+            "input_len": "128",
+            "mode": "decode",
+        }
+    )
+    assert res.error is not None and res.error.column == "hardware"

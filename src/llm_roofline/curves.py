@@ -20,6 +20,7 @@ from .roofline import StepTime, balance_batch
 __all__ = [
     "batch_axis",
     "cost_vs_batch",
+    "cost_vs_tokens_per_pass",
     "latency_cost_grid",
     "step_figures",
     "step_vs_batch",
@@ -58,7 +59,7 @@ def batch_axis(dep: Deployment, context_len: int, points: int = 200) -> tuple[np
     """Batches to draw (1 .. past the largest that fits and 2.5 B*) and the largest that fits."""
     fit = int(dep.max_batch(context_len))
     b_star = balance_batch(dep.model, dep.chip, weight_dtype=dep.weight_dtype)
-    top = max(fit, int(2.5 * b_star * dep.replicas), 16)
+    top = max(fit, int(2.5 * b_star * dep.groups), 16)  # B* of each independent group
     return np.unique(np.linspace(1, top, points).round()), fit
 
 
@@ -89,6 +90,18 @@ def cost_vs_batch(dep: Deployment, context_len: int, batches: ArrayLike) -> dict
     return {"batch": B, **terms}
 
 
+def cost_vs_tokens_per_pass(dep: Deployment, tokens: ArrayLike) -> dict[str, Any]:
+    """$ per token processed against tokens per pass T (decode = 1, a prefill = its prompt),
+    each term on its own and the pass under the engine: one sequence of T tokens on every
+    independent group (replicas × data-parallel groups), so that no chip idles, empty cache."""
+    T = np.asarray(tokens, dtype=np.float64)
+    step = dep.prefill(dep.groups, T)
+    terms = cost_terms(step)  # raises when the chip has no price
+    t, _, _ = dep.time(step, is_prefill=True)
+    terms["engine"] = dep.system.price_usd_per_s * t / step.tokens
+    return {"tokens_per_pass": T, **terms}
+
+
 def latency_cost_grid(
     dep: Deployment, context_len: int, max_chips: int | None = None
 ) -> dict[str, np.ndarray]:
@@ -102,7 +115,7 @@ def latency_cost_grid(
         for k in ("chips", "tp", "pp", "ep", "replicas", "batch", "latency_s", "usd_per_token")
     }
     for n in counts:
-        d = dep if n == dep.chips else dep.with_chips(n)
+        d = dep if n == dep.chips else dep.with_chips(n, keep_split=False)
         fit = int(d.max_batch(context_len))
         if fit < 1:
             continue

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from .catalog import get_hardware, get_model
 from .dtypes import get_dtype
-from .errors import InputError, UnknownIdError
+from .errors import ConfigError, InputError, UnknownIdError
 from .hardware import Chip, System
 from .model import ModelSpec
 from .parallel import CommModel, Parallelism
@@ -68,7 +68,7 @@ class Deployment:
     """A model served on `chips` chips split as tp × pp × (dp) per instance, × replicas.
 
     Build it with `deployment(...)` (which checks everything and picks a split when none is
-    given), `Deployment.from_mapping(row)` (a CSV row or JSON object) or `dataclasses.replace`.
+    given), `scenarios.deployment_from(row)` (a CSV row or JSON object) or `dataclasses.replace`.
     """
 
     spec: ModelSpec
@@ -86,6 +86,7 @@ class Deployment:
     engine: str = DEFAULT_ENGINE
     comm: CommModel = field(default_factory=CommModel)
     split_rule: str = "given"  # "given", or "auto: ..." saying what the rule chose
+    given: tuple[str, ...] = ("tp", "pp", "ep", "replicas")  # the degrees the user gave
 
     # ---- what it is ----------------------------------------------------------------------
 
@@ -117,6 +118,12 @@ class Deployment:
     @property
     def dp(self) -> int:
         return self.parallel.dp
+
+    @property
+    def groups(self) -> int:
+        """Groups that serve sequences independently of each other: replicas × data-parallel
+        groups. The fewest sequences that keep every chip busy."""
+        return self.replicas * self.dp
 
     @property
     def profile(self) -> Any:
@@ -170,12 +177,16 @@ class Deployment:
         """One replica of this deployment, as a deployment of its own."""
         return dataclasses.replace(self, chips=self.instance_chips, replicas=1)
 
-    def with_chips(self, chips: int) -> Deployment:
-        """The same deployment on another chip count, its split chosen afresh by the rule."""
+    def with_chips(self, chips: int, *, keep_split: bool = True) -> Deployment:
+        """The same deployment on another chip count: the degrees the user gave are kept
+        (an error naming the degree when they cannot split `chips`), the others chosen by the
+        rule; with `keep_split=False` the rule chooses them all."""
+        kept = {k: getattr(self, k) for k in self.given} if keep_split else {}
         return deployment(
             self.spec,
             self.chip,
             chips,
+            **kept,
             pad_heads=self.pad_heads,
             weight_dtype=self.weight_dtype,
             kv_dtype=self.kv_dtype,
@@ -207,8 +218,12 @@ class Deployment:
         if self.replicas == 1:
             return step
         shape = step.t_step.shape
+        single = None if step.single is None else self._whole(step.single, batch)
         return dataclasses.replace(
-            step, batch=np.broadcast_to(batch, shape).astype(np.float64), system=self.system
+            step,
+            batch=np.broadcast_to(batch, shape).astype(np.float64),
+            system=self.system,
+            single=single,
         )
 
     def decode(self, batch: ArrayLike, context_len: ArrayLike) -> StepTime:
@@ -237,14 +252,15 @@ class Deployment:
 
     def time(self, step: StepTime, *, is_prefill: bool = False, engine: str | None = None) -> Any:
         """A pass's time under an engine (the deployment's by default): (t, low, high) arrays;
-        for `ideal` low = high = t."""
+        for `ideal` low = high = t. A range never reaches below the ideal time, the lower
+        bound (a profile's 10th percentile can: its fitted rows are other deployments)."""
         from .calibrate import get_profile, pass_time
 
         prof = self.profile if engine is None else get_profile(engine)
         t = pass_time(step, prof, prefill=is_prefill)
         if prof is None:
             return t, t, t
-        return t, t * prof.low, t * prof.high
+        return t, np.maximum(t * prof.low, step.t_step), np.maximum(t * prof.high, step.t_step)
 
     def memory(
         self, batch: ArrayLike, context_len: ArrayLike, tokens_per_seq: ArrayLike = 1
@@ -312,8 +328,12 @@ def _replicated(res: Any, *, batch: int, per_replica: int, replicas: int) -> Any
     share = batch / per_replica  # sequences served per instance-worth of time
     usd = res.usd_per_million_output_tokens
     total = res.output_tokens_per_s * share
+    ideal = res.ideal
+    if ideal is not None:
+        ideal = _replicated(ideal, batch=batch, per_replica=per_replica, replicas=replicas)
     return dataclasses.replace(
         res,
+        ideal=ideal,
         output_tokens_per_s=total,
         output_tokens_per_s_per_chip=res.output_tokens_per_s_per_chip * share / replicas,
         usd_per_million_output_tokens=None if usd is None else usd * replicas / share,
@@ -357,7 +377,10 @@ def deployment(
     (1, 72, 1)
     """
     spec = get_model(model)
-    chip = get_hardware(hardware)
+    try:
+        chip = get_hardware(hardware)
+    except ConfigError as exc:  # a chip record FILE.toml: the field is the hardware
+        raise ConfigError(str(exc), field="hardware") from None
     if price_usd_per_hour is not None:
         chip = chip.with_price(price_usd_per_hour)
     n = count(chips, "chips")
@@ -404,6 +427,7 @@ def deployment(
         engine=_engine(engine),
         comm=comm or CommModel(),
         split_rule=rule,
+        given=tuple(given),
     )
     dep.parallel.check(dep.model)
     return dep

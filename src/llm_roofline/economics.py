@@ -35,6 +35,7 @@ __all__ = [
     "decode_to_prefill_mfu",
     "kv_bytes_from_price_step",
     "load_tiers",
+    "prefill_time",
     "price_step_active_params",
 ]
 
@@ -146,11 +147,12 @@ def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
     """Cost per million input and output tokens of a deployment at `context_len`, under its
     engine (`ideal`: the floor; a calibrated profile: the realistic estimate).
 
-    Input: one prefill of the whole context (compute-bound: a floor any batch shares).
+    Input: a prefill of the whole context on every independent group of chips (replicas ×
+    data-parallel groups, so that none idles; compute-bound: a floor any batch shares).
     Output: a decode step at the largest batch that fits with that context.
     """
     S = _context(context_len)
-    pre = dep.prefill(1, S)
+    t_pre, prompts = prefill_time(dep, S)
     fit = int(dep.max_batch(S))
     if fit < 1:
         raise InputError(
@@ -160,15 +162,23 @@ def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
         )
     dec = dep.decode(fit, S)
     price = _price(dep)
-    t_pre, _, _ = dep.time(pre, is_prefill=True)
     t_dec, _, _ = dep.time(dec)
     return {
-        "usd_per_million_input_tokens": float(price * t_pre.flat[0] / S) * 1e6,
+        "usd_per_million_input_tokens": price * t_pre / (prompts * S) * 1e6,
         "usd_per_million_output_tokens": float(price * t_dec.flat[0] / fit) * 1e6,
         "batch": float(fit),
         "kv_bytes_per_token": dep.model.kv_bytes_per_token(get_dtype(dep.kv_dtype).bytes),
         "engine": dep.engine,
     }
+
+
+def prefill_time(dep: Deployment, context_len: int) -> tuple[float, int]:
+    """Seconds to prefill `context_len` tokens of one prompt on every independent group of the
+    deployment at once (replicas × data-parallel groups: no chip idles), under its engine, and
+    how many prompts that is. A prompt's share of the deployment's price is price × t / n."""
+    n = dep.groups
+    t, _, _ = dep.time(dep.prefill(n, context_len), is_prefill=True)
+    return float(np.asarray(t).flat[0]), n
 
 
 def _price(dep: Deployment) -> float:
@@ -305,7 +315,8 @@ def cache_costs(dep: Deployment, *, context_len: int, hold_s: ArrayLike) -> dict
     One sequence lives on one instance (a replica) of n = chips / replicas chips.
     Holding: (cache bytes / tier capacity) × the tier's cost per second × hold time.
     Bringing it back: the instance's n chips wait for bytes / tier bandwidth, priced at the n
-    chips' rate. Recomputing: the prefill of `context_len` tokens on the instance (batch 1).
+    chips' rate. Recomputing: one prompt's share of a prefill of `context_len` tokens on every
+    independent group (`prefill_time`; the same figure as `cost_floor`'s input cost).
 
     HBM on n chips: the instance holds its KV cache spread over its chips (tensor parallelism
     shards each sequence's K and V by head), so one sequence's cache takes bytes / n on each
@@ -338,9 +349,8 @@ def cache_costs(dep: Deployment, *, context_len: int, hold_s: ArrayLike) -> dict
             f"per chip available (costs computed as if it did)"
         )
     price = _price(dep) / dep.replicas  # one instance's chips
-    pre = dep.instance_deployment().prefill(1, S)
-    t_pre = float(dep.time(pre, is_prefill=True)[0].flat[0])
-    recompute = t_pre * price
+    t_pre, prompts = prefill_time(dep, S)
+    recompute = _price(dep) * t_pre / prompts  # one prompt's share, as pricing's input cost
     system = dep.instance
     tiers = load_tiers(system.chip)
     out: dict[str, Any] = {

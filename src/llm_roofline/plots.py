@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .cost import cost_terms, pareto_frontier
-from .curves import batch_axis, cost_vs_batch, latency_cost_grid
+from .cost import pareto_frontier
+from .curves import batch_axis, cost_vs_batch, cost_vs_tokens_per_pass, latency_cost_grid
 from .deployment import Deployment
 from .errors import InputError
 from .hardware import System
@@ -85,9 +85,10 @@ class PlotSpec:
         )
 
     def b_star(self) -> float:
-        """B* of one instance, times the replicas (the batch counts every replica)."""
+        """B* of one group, times the independent groups (replicas × data-parallel groups:
+        the batch counts them all)."""
         b = balance_batch(self.model, self.dep.chip, weight_dtype=self.weight_dtype)
-        return b * self.dep.replicas
+        return b * self.dep.groups
 
 
 def _use_agg() -> None:
@@ -334,8 +335,7 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     import matplotlib.pyplot as plt
 
     T = np.unique(np.geomspace(1, 32768, 200).round())
-    s = p.dep.prefill(1, T)
-    c = cost_terms(s)
+    c = cost_vs_tokens_per_pass(p.dep, T)
     fig, ax = plt.subplots(figsize=(8, 5))
     _cost_lines(
         ax,
@@ -367,7 +367,8 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     ax.set_xlabel("tokens per pass T (one sequence: decode = 1, prefill = prompt length)")
     ax.set_ylabel("$ per million tokens processed")
     ax.set_title(
-        f"Cost per token vs tokens per pass (one sequence, empty cache)\n{p.title}", fontsize=10
+        f"Cost per token vs tokens per pass (one sequence per group, empty cache)\n{p.title}",
+        fontsize=10,
     )
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")

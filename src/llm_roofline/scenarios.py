@@ -184,14 +184,21 @@ def scenario_inputs(
     return {c: row[c] for c in INPUT_COLUMNS}
 
 
-def predict_one(row: Mapping[str, Any], line: int = 0) -> ScenarioResult:
-    """Predict one scenario given as a mapping of the contract's input columns."""
+def predict_one(
+    row: Mapping[str, Any], line: int = 0, *, settings: Mapping[str, Any] | None = None
+) -> ScenarioResult:
+    """Predict one scenario given as a mapping of the contract's input columns.
+
+    `settings`: deployment fields that are not CSV columns (`overlap`, `price_usd_per_hour`;
+    from the command line's flags), applied to the row's deployment."""
     inputs, err = _normalise(row, line)
     result = ScenarioResult(line=line, inputs=inputs, error=err)
     if err:
         return result
     try:
-        dep = deployment_from({k: inputs[k] for k in DEPLOYMENT_FIELDS if k in inputs})
+        fields = {k: inputs[k] for k in DEPLOYMENT_FIELDS if k in inputs}
+        fields.update({k: v for k, v in (settings or {}).items() if v is not None})
+        dep = deployment_from(fields)
     except LlmRooflineError as exc:
         named = str(getattr(exc, "field", None) or getattr(exc, "kind", None) or "row")
         result.error = RowError(line, named if named in INPUT_COLUMNS else "row", str(exc))
@@ -275,8 +282,10 @@ def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
     return rows
 
 
-def predict_rows(rows: Iterable[tuple[int, Mapping[str, Any]]]) -> list[ScenarioResult]:
-    return [predict_one(r, line) for line, r in rows]
+def predict_rows(
+    rows: Iterable[tuple[int, Mapping[str, Any]]], *, settings: Mapping[str, Any] | None = None
+) -> list[ScenarioResult]:
+    return [predict_one(r, line, settings=settings) for line, r in rows]
 
 
 def _cell(v: Any) -> str:

@@ -89,17 +89,22 @@ class ServingResult:
     warnings: tuple[str, ...] = ()
     # a calibrated prediction's range, as multipliers of its times (None for `ideal`)
     time_range: tuple[float, float] | None = None
+    # the ideal engine's figures of the same scenario: a range never passes the lower bound
+    ideal: ServingResult | None = None
 
     def as_dict(self) -> dict[str, float | bool | str | None]:
         d = dict(self.__dict__)
         d["warnings"] = "; ".join(self.warnings)
         rng = d.pop("time_range")
+        ideal = d.pop("ideal")
         if rng is not None:  # times scale with the range, throughputs inversely
             lo, hi = rng
             for k in ("tpot_s", "ttft_s", "request_latency_s"):
-                d[f"{k}_low"], d[f"{k}_high"] = d[k] * lo, d[k] * hi
+                bound = 0.0 if ideal is None else getattr(ideal, k)
+                d[f"{k}_low"], d[f"{k}_high"] = max(d[k] * lo, bound), max(d[k] * hi, bound)
             for k in ("output_tokens_per_s", "output_tokens_per_s_per_chip"):
-                d[f"{k}_low"], d[f"{k}_high"] = d[k] / hi, d[k] / lo
+                top = float("inf") if ideal is None else getattr(ideal, k)
+                d[f"{k}_low"], d[f"{k}_high"] = min(d[k] / hi, top), min(d[k] / lo, top)
         return d
 
 
@@ -358,7 +363,9 @@ def serve(
         comm=comm,
     )
     prof = profile if isinstance(profile, Profile) else get_profile(profile)
-    return compose(terms, prof)
+    if prof is None:
+        return compose(terms, None)
+    return dataclasses.replace(compose(terms, prof), ideal=compose(terms, None))
 
 
 def tokens_per_verification(gamma: int, acceptance: float) -> float:

@@ -6,8 +6,10 @@ order of preference:
 1. the weights must fit on every chip (else the smallest instance that holds them);
 2. a tensor/expert group stays inside one scale-up domain (NVLink, ICI); pipeline stages
    cross domains only when the weights do not fit in one;
-3. as few pipeline stages as fit; then the largest instance inside one domain
-   (more chips per instance: lower latency), and replicas beyond it;
+3. as few pipeline stages as fit; query heads padded only when asked and needed; a dense
+   model gets no data-parallel groups inside an instance (they are replicas by another
+   name); then the largest instance inside one domain (more chips per instance: lower
+   latency), and replicas beyond it;
 4. tensor parallel as wide as the stage and the heads allow; for MLA (DeepSeek) attention
    runs data-parallel (tp 1), since its latent KV cache cannot be split by heads;
 5. a mixture of experts spreads its experts over the whole stage (ep = the largest divisor
@@ -35,8 +37,12 @@ from .parallel import Parallelism
 __all__ = ["auto_split", "count", "max_experts", "pad_heads"]
 
 
+MAX_CHIPS = 1_000_000  # far beyond any deployment; keeps the rule's search bounded
+
+
 def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted(set(small) | {n // d for d in small})
 
 
 def pad_heads(spec: ModelSpec, tp: int) -> ModelSpec:
@@ -106,6 +112,10 @@ def _auto_split(
                     not fits,
                     stage > domain,  # a tensor/expert group leaving the scale-up domain
                     p,
+                    model.attention.n_heads - spec.attention.n_heads,  # pad only if needed
+                    # a dense model's data-parallel groups are replicas by another name: they
+                    # do nothing for latency, so widen tp first (MoE groups share experts)
+                    not experts and par.dp > 1,
                     inst > domain,  # instances inside one domain, replicas beyond
                     -inst,
                     t if mla else -t,
@@ -136,6 +146,8 @@ def auto_split(
     spec = get_model(model)
     chip = get_hardware(hardware)
     n = count(chips, "chips")
+    if n > MAX_CHIPS:
+        raise InputError(f"chips must be at most {MAX_CHIPS:,}, got {n:,}", field="chips")
     given = {"tp": tp, "pp": pp, "ep": ep, "replicas": replicas}
     for k, v in given.items():
         if v is not None:
@@ -150,12 +162,16 @@ def auto_split(
         pass
     # no split keeps the given degrees: say which, with the check's own words
     inst = n // (replicas or 1)
+    where = f" (with replicas = {replicas}, an instance has {inst} chips)" if replicas else ""
     p = pp or 1
     if inst % p:
         raise InputError(f"pp = {p} does not divide the {inst} chips of an instance", field="pp")
     t = tp or 1
     par = Parallelism(inst, t, p, ep or 1)
-    par.check(pad_heads(spec, t) if padded else spec)
+    try:
+        par.check(pad_heads(spec, t) if padded else spec)
+    except InputError as exc:
+        raise InputError(f"{exc}{where}", field=exc.field) from None
     raise InputError(
         f"no split of {n} chips keeps tp={tp}, pp={pp}, ep={ep}, replicas={replicas} "
         f"for {spec.name}",

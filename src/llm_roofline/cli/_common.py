@@ -11,7 +11,12 @@ from ..roofline import OVERLAP_MODES  # the package (numpy) is loaded already: c
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports errors as one line and exit code 2."""
+    """argparse that reports errors as one line and exit code 2, and takes no abbreviated
+    flags (`--tp` must never be read as `--tpot-ms`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"llm-roofline: error: {message}\n")
@@ -137,6 +142,7 @@ def system_flags(
     *,
     split: bool = True,
     required: bool = True,
+    chips: bool = True,
 ) -> None:
     """The flags of a deployment (`llm_roofline.deployment`), the same on every verb."""
     p.add_argument("--model", required=required, help="catalog id or path to a config.json")
@@ -146,7 +152,9 @@ def system_flags(
         help="catalog id (see `llm-roofline hardware`) or a chip record FILE.toml "
         "(`llm-roofline hardware ID --toml` prints one to edit)",
     )
-    if chips_list:
+    if not chips:
+        pass  # the verb chooses the chip counts itself (optimize)
+    elif chips_list:
         p.add_argument("--chips", type=int_list, default=[1], help="e.g. 1,8,72 or 1..64")
     else:
         p.add_argument("--chips", type=positive_int, default=1, help="chips in all (default 1)")

@@ -22,7 +22,7 @@ from ._common import (
 def cmd_optimize(args: argparse.Namespace) -> int:
     from ..optimize import search
 
-    dep = deployment_from_args(args)
+    dep = deployment_from_args(args, 1)  # model, chip, types, engine; the search does the rest
     chip = dep.chip
     res = search(
         dep,
@@ -106,7 +106,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     o = sub.add_parser("optimize", help="search chips × split × batch for the cheapest serving")
-    system_flags(o, split=False)
+    system_flags(o, split=False, chips=False)  # the search tries every chip count and split
     o.add_argument("--max-chips", type=positive_int, required=True, help="largest chip count")
     o.add_argument("--tpot-ms", type=positive_float, help="target time per output token (ms)")
     o.add_argument("--ttft-ms", type=positive_float, help="target time to first token (ms)")

@@ -19,6 +19,12 @@ from ._common import (
 )
 
 
+def _settings(args: argparse.Namespace) -> dict[str, object]:
+    """Deployment flags that are not CSV columns: they apply to the one scenario or to every
+    row of --scenarios."""
+    return {"overlap": args.overlap, "price_usd_per_hour": args.price}
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..scenarios import (
@@ -33,7 +39,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if args.scenarios:
         if not args.out:
             raise InputError("--scenarios needs --out OUT.csv", field="out")
-        results = predict_rows(read_scenarios(args.scenarios))
+        results = predict_rows(read_scenarios(args.scenarios), settings=_settings(args))
         n = write_results(results, args.out)
         bad = [r for r in results if r.error]
         for r in bad:
@@ -52,7 +58,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
             f"one scenario needs {', '.join(missing)} (or --scenarios IN.csv)", field=missing[0]
         )
     row = {c: getattr(args, c, None) for c in INPUT_COLUMNS}
-    res = predict_one(row)
+    res = predict_one(row, settings=_settings(args))
     if res.error:
         raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
     ranges = {k: v for k, v in res.extra.items() if v is not None}

@@ -61,12 +61,12 @@ class SystemQuery(BaseModel):
     kv_dtype: str = Field("bf16", examples=["bf16"])
     engine: str = Field("calibrated", description="ideal, calibrated or a profile name")
     price_usd_per_hour: float | None = Field(None, gt=0, le=1000)
+    overlap: Overlap = "full"
 
 
 class ReportRequest(SystemQuery):
     context_len: StrictInt = Field(4096, ge=1, le=10_000_000)
     batch: StrictInt = Field(1, ge=1, le=10_000_000)
-    overlap: Overlap = "full"
 
 
 class PredictRequest(SystemQuery):
@@ -79,7 +79,6 @@ class PredictRequest(SystemQuery):
 class SweepRequest(SystemQuery):
     batches: list[StrictInt] = Field(..., min_length=1, max_length=64)
     contexts: list[StrictInt] = Field(..., min_length=1, max_length=64)
-    overlap: Overlap = "full"
 
 
 class OptimizeRequest(SystemQuery):
@@ -131,7 +130,7 @@ def _deployment(req: SystemQuery) -> Deployment:
             pad_heads=req.pad_heads,
             weight_dtype=req.weight_dtype,
             kv_dtype=req.kv_dtype,
-            overlap=getattr(req, "overlap", "full"),
+            overlap=req.overlap,
             engine=req.engine,
             price_usd_per_hour=req.price_usd_per_hour,
             model_id=req.model or "uploaded config",
@@ -393,6 +392,7 @@ def create_app() -> FastAPI:
         record = {**scenario_inputs(dep, req.batch, req.input_len, req.output_len, req.mode)}
         record.update({c: out[c] for c in OUTPUT_COLUMNS})
         record.update({c: out.get(c) for c in RANGE_COLUMNS})
+        record["pad_heads"] = dep.pad_heads  # JSON: a bool, as in `deployment`
         record["split"] = dep.split_text()
         record["warning"] = "; ".join(res.warnings)
         return record
