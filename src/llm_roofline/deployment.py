@@ -6,13 +6,9 @@ the communication model and the engine. It is built once (from flags, a CSV row,
 Python) and every surface (report, predict, sweep, optimize, the economics verbs, the page and
 the API) asks it for its numbers, so the same deployment gives the same numbers everywhere.
 
-Replicas are independent instances: each holds the whole model on chips / replicas chips and
-never talks to the others. `batch` always counts sequences across the whole deployment; the
-replicas share it evenly (the busiest holds ⌈B / replicas⌉), so a deployment's throughput is
-exactly `replicas ×` one instance's when the batch divides evenly.
-
-When the user gives only chips (or some of the degrees), `split.auto_split` chooses the rest
-by one documented rule (docs/deployment.md), and the deployment says which split it used.
+Replicas are independent instances that never talk; `batch` counts sequences across the whole
+deployment and the busiest replica holds ⌈B / replicas⌉. Degrees not given are chosen by
+`split.auto_split` (docs/deployment.md), and the deployment says which split it used.
 """
 
 from __future__ import annotations
@@ -35,7 +31,6 @@ from .split import auto_split, count, max_experts, pad_heads
 
 __all__ = [
     "DEPLOYMENT_FIELDS",
-    "ENGINES",
     "Deployment",
     "auto_split",
     "deployment",
@@ -58,8 +53,6 @@ DEPLOYMENT_FIELDS = (
     "engine",
     "price_usd_per_hour",
 )
-# engines every surface accepts: the lower bound, the realistic default, and named profiles
-ENGINES = ("ideal", "calibrated")
 DEFAULT_ENGINE = "calibrated"
 
 
@@ -143,12 +136,6 @@ class Deployment:
         if self.pad_heads and self.model.attention.n_heads != self.spec.attention.n_heads:
             parts.append(f"heads padded to {self.model.attention.n_heads}")
         return " · ".join(parts) + ("" if self.split_rule == "given" else f" ({self.split_rule})")
-
-    def describe(self) -> str:
-        return (
-            f"{self.spec.name} on {self.chips} × {self.chip.id}: {self.split_text()}; weights "
-            f"{self.weight_dtype}, KV {self.kv_dtype}; engine {self.engine}"
-        )
 
     def as_dict(self) -> dict[str, Any]:
         """The deployment's fields (JSON-ready), and how its split was chosen."""
@@ -301,7 +288,7 @@ class Deployment:
 
     def serve(self, *, batch: int, input_len: int, output_len: int, mode: str = "decode") -> Any:
         """The scenario contract's figures for this deployment (see `serving.serve`)."""
-        from .serving import serve
+        from .serving import replicated, serve
 
         B = count(batch, "batch")
         per = -(-B // self.replicas)
@@ -315,29 +302,7 @@ class Deployment:
             profile=self.engine,
             **self._kw(),
         )
-        return _replicated(res, batch=B, per_replica=per, replicas=self.replicas)
-
-
-def _replicated(res: Any, *, batch: int, per_replica: int, replicas: int) -> Any:
-    """One instance's serving figures restated for `replicas` instances serving `batch`
-    sequences, ⌈batch / replicas⌉ on the busiest: times are the busiest instance's; tokens/s
-    count every sequence (exactly replicas × one instance's when the batch divides evenly);
-    $ per token pays for every chip."""
-    if replicas == 1:
-        return res
-    share = batch / per_replica  # sequences served per instance-worth of time
-    usd = res.usd_per_million_output_tokens
-    total = res.output_tokens_per_s * share
-    ideal = res.ideal
-    if ideal is not None:
-        ideal = _replicated(ideal, batch=batch, per_replica=per_replica, replicas=replicas)
-    return dataclasses.replace(
-        res,
-        ideal=ideal,
-        output_tokens_per_s=total,
-        output_tokens_per_s_per_chip=res.output_tokens_per_s_per_chip * share / replicas,
-        usd_per_million_output_tokens=None if usd is None else usd * replicas / share,
-    )
+        return replicated(res, batch=B, per_replica=per, replicas=self.replicas)
 
 
 def _engine(engine: str | None) -> str:

@@ -58,6 +58,7 @@ __all__ = [
     "ServingTerms",
     "SpeculativeResult",
     "compose",
+    "replicated",
     "serve",
     "serving_terms",
     "speculative_decode",
@@ -366,6 +367,28 @@ def serve(
     if prof is None:
         return compose(terms, None)
     return dataclasses.replace(compose(terms, prof), ideal=compose(terms, None))
+
+
+def replicated(res: ServingResult, *, batch: int, per_replica: int, replicas: int) -> ServingResult:
+    """One instance's serving figures restated for `replicas` instances serving `batch`
+    sequences, ⌈batch / replicas⌉ on the busiest: times are the busiest instance's; tokens/s
+    count every sequence (exactly replicas × one instance's when the batch divides evenly);
+    $ per token pays for every chip."""
+    if replicas == 1:
+        return res
+    share = batch / per_replica  # sequences served per instance-worth of time
+    usd = res.usd_per_million_output_tokens
+    total = res.output_tokens_per_s * share
+    ideal = res.ideal
+    if ideal is not None:
+        ideal = replicated(ideal, batch=batch, per_replica=per_replica, replicas=replicas)
+    return dataclasses.replace(
+        res,
+        ideal=ideal,
+        output_tokens_per_s=total,
+        output_tokens_per_s_per_chip=res.output_tokens_per_s_per_chip * share / replicas,
+        usd_per_million_output_tokens=None if usd is None else usd * replicas / share,
+    )
 
 
 def tokens_per_verification(gamma: int, acceptance: float) -> float:
