@@ -1,5 +1,5 @@
 """Parallelism: the split's checks, its communication and its memory, against published
-examples (../shared/reference-cases.md) and the lecture."""
+examples (docs/reference-cases.md) and the lecture."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Published worked examples (../shared/reference-cases.md) that need only the core engine.
+"""Published worked examples (docs/reference-cases.md) that need only the core engine.
 
 Each expected number names its source. Where our catalog's datasheet figure differs from the
 figure a source assumed, the source's figure is passed explicitly.

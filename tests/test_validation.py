@@ -25,11 +25,10 @@ CLI = [sys.executable, "-m", "llm_roofline.cli"]
 def test_every_row_is_traceable_and_uses_catalog_ids() -> None:
     rows = load_rows()
     assert len(rows) >= 200
-    shared = Path(__file__).resolve().parents[2] / "shared" / "data" / "measurements.csv"
-    src: dict[int, dict[str, str]] = {}
-    if shared.exists():  # ../shared beside the checkout, as for a developer and for CI
-        with shared.open(encoding="utf-8") as fh:
-            src = dict(enumerate(csv.DictReader(fh), 1))
+    published = Path(__file__).resolve().parent / "data" / "measurements.csv"
+    with published.open(encoding="utf-8") as fh:  # in the repository: the check never skips
+        src: dict[int, dict[str, str]] = dict(enumerate(csv.DictReader(fh), 1))
+    assert len(src) == 329
     models, hardware = set(lr.list_models()), set(lr.list_hardware())
     for r in rows:
         assert r.source_address.startswith(("http", "measured")), r.row
@@ -37,7 +36,7 @@ def test_every_row_is_traceable_and_uses_catalog_ids() -> None:
         assert r.metric in METRICS and r.measured > 0
         lr.get_dtype(r.weight_dtype)
         lr.get_dtype(r.kv_dtype)
-        if src and r.row < 1000:  # rows from ../shared/data keep their number and address
+        if r.row < 1000:  # rows from tests/data/measurements.csv keep their number and address
             assert src[r.row]["source_address"] == r.source_address
         # rows 1001 and up were added from further sources (docs/validation.md)
 
