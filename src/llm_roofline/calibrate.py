@@ -35,8 +35,8 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from .arrays import FloatArray
 from .errors import ConfigError, UnknownIdError
 from .roofline import StepTime, _combine
 
@@ -51,7 +51,6 @@ __all__ = [
     "pass_time",
 ]
 
-FloatArray = NDArray[np.float64]
 PARAMETERS = ("flops_eff", "prefill_eff", "bw_eff", "comm_eff", "overhead_s")
 
 

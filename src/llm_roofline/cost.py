@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import units
+from .arrays import FloatArray
 from .errors import InputError
 from .roofline import StepTime
 
@@ -22,8 +24,6 @@ __all__ = [
     "usd_per_million_tokens",
     "usd_per_token",
 ]
-
-FloatArray = NDArray[np.float64]
 
 
 def usd_per_token(step: StepTime) -> FloatArray:
@@ -38,7 +38,7 @@ def usd_per_token(step: StepTime) -> FloatArray:
 
 
 def usd_per_million_tokens(step: StepTime) -> FloatArray:
-    return usd_per_token(step) * 1e6
+    return usd_per_token(step) * units.mega
 
 
 def joules_per_token(step: StepTime) -> FloatArray:

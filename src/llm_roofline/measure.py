@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import units
 from .catalog import get_model, hardware_toml
 from .errors import InputError
 from .hardware import Chip, System
@@ -86,7 +87,7 @@ class MachineReport:
         `memory_bytes` is the machine's memory; None reads it here (PyTorch for a CUDA device,
         the operating system for the CPU). Figures keep six significant digits."""
         if memory_bytes is None:
-            memory_bytes = self._memory_gb() * 1e9
+            memory_bytes = self._memory_gb() * units.GB
         if not memory_bytes > 0:
             raise InputError(
                 "the memory size of this machine could not be read; give memory_bytes",
@@ -103,9 +104,9 @@ class MachineReport:
             name=f"{self.device_name} (measured)",
             vendor="measured",
             kind="gpu" if self.device == "cuda" else "soc",
-            peak_flops={self.dtype: six(self.flops, 1e12)},
-            memory_bytes=six(float(memory_bytes), 1e9),
-            memory_bw=six(self.bandwidth_bytes_per_s, 1e12),
+            peak_flops={self.dtype: six(self.flops, units.tera)},
+            memory_bytes=six(float(memory_bytes), units.GB),
+            memory_bw=six(self.bandwidth_bytes_per_s, units.TB),
             notes=(
                 f"measured by llm-roofline measure with torch {self.torch_version}: large copies "
                 f"and {self.dtype} matmuls; achieved, not datasheet, figures"
@@ -121,11 +122,11 @@ class MachineReport:
     def _memory_gb(self) -> float:
         torch = _torch()
         if self.device == "cuda":
-            return float(torch.cuda.get_device_properties(0).total_memory) / 1e9
+            return float(torch.cuda.get_device_properties(0).total_memory) / units.GB
         try:
             import os
 
-            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / units.GB
         except (ValueError, OSError, AttributeError):  # pragma: no cover
             return 0.0
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .arrays import FloatArray
 from .catalog import get_model
 from .dtypes import get_dtype
 from .errors import InputError
@@ -33,7 +34,6 @@ from .roofline import _grid, as_system, positive_array
 
 __all__ = ["MemoryUse", "activation_bytes", "max_batch", "memory_use", "weights_per_chip"]
 
-FloatArray = NDArray[np.float64]
 ACT_BYTES = 2.0  # activations in bf16
 LOGIT_BYTES = 4.0  # logits in fp32
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import units
 from .cost import pareto_frontier
 from .deployment import Deployment
 from .errors import InputError
@@ -134,7 +135,7 @@ def search(
             B = np.asarray(sorted({b for b in _powers(fit)} | {fit}), dtype=np.float64)
             t, _, _ = d.time(d.decode(B, context_len))
             first, _, _ = d.time(d.prefill(1, context_len), is_prefill=True)
-            usd = d.system.price_usd_per_s * t / B * 1e6
+            usd = d.system.price_usd_per_s * t / B * units.mega
             m = B.size
             for c, v in (
                 ("chips", n),

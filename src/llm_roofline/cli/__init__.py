@@ -1,7 +1,7 @@
 """The `llm-roofline` command line: a thin front end over the library (no formulas here).
 
 Verbs: models, hardware, report, predict, sweep, optimize, validate, calibrate, measure, serve,
-demo.
+pricing, cache-tiers, balance, demo (the order of `llm-roofline --help`).
 Tables use `rich` when it is installed (extra `cli`) and plain aligned text otherwise;
 `--json` prints what a program reads. Bad input exits with code 2 and one line on stderr,
 never a traceback. matplotlib, rich and torch are imported only inside the verbs that need

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from .. import units
 from ..roofline import OVERLAP_MODES  # the package (numpy) is loaded already: costs nothing
 
 
@@ -86,14 +87,16 @@ def float_list(text: str) -> list[float]:
 def fmt_time(t: float) -> str:
     if t >= 1.0:
         return f"{t:.3g} s"
-    if t >= 1e-3:
-        return f"{t * 1e3:.3g} ms"
-    return f"{t * 1e6:.3g} µs"
+    if t >= units.ms:
+        return f"{t / units.ms:.3g} ms"
+    return f"{t / units.us:.3g} µs"
 
 
 def fmt_range(t: float, low: float, high: float) -> str:
     """A time and its range in one unit, e.g. '7.07 ms (5.91–8.68)'."""
-    scale, unit = (1.0, "s") if t >= 1.0 else (1e3, "ms") if t >= 1e-3 else (1e6, "µs")
+    scale, unit = (
+        (1.0, "s") if t >= 1.0 else (1 / units.ms, "ms") if t >= units.ms else (1 / units.us, "µs")
+    )
     return f"{t * scale:.3g} {unit} ({low * scale:.3g}–{high * scale:.3g})"
 
 

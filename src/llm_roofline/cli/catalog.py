@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .. import units
 from ..hardware import STATUSES
 from ._common import Parser, dump_json, fmt_time, print_table
 
@@ -51,9 +52,9 @@ def cmd_models(args: argparse.Namespace) -> int:
             r["attention"],
             "yes" if r["moe"] else "no",
             str(r["layers"]),
-            f"{r['params_stored'] / 1e9:.1f}B",
-            f"{r['params_multiplied'] / 1e9:.1f}B",
-            f"{r['kv_bytes_per_token_bf16'] / 1e3:.1f} kB",
+            f"{r['params_stored'] / units.giga:.1f}B",
+            f"{r['params_multiplied'] / units.giga:.1f}B",
+            f"{r['kv_bytes_per_token_bf16'] / units.KB:.1f} kB",
             r["config_provenance"],
         ]
         if args.sources:
@@ -97,7 +98,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
                 "ops_per_byte": c.ops_per_byte,
                 "drain_time_s": c.drain_time_s,
                 "scale_up_domain": c.scale_up_domain,
-                "price_usd_per_hour": c.price_usd_per_s * 3600 or None,
+                "price_usd_per_hour": c.price_usd_per_s * units.hour or None,
                 "price_date": c.price_date or None,
                 "estimated": list(c.estimated),
                 "sources": dict(c.sources),
@@ -127,9 +128,9 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         table.append(
             [
                 r["id"],
-                f"{c.flops(c.compute_dtype_for('bf16')) / 1e12:,.0f}",
-                f"{r['memory_bytes'] / 1e9:.0f}",
-                f"{r['memory_bandwidth_bytes_per_s'] / 1e12:.2f}",
+                f"{c.flops(c.compute_dtype_for('bf16')) / units.tera:,.0f}",
+                f"{r['memory_bytes'] / units.GB:.0f}",
+                f"{r['memory_bandwidth_bytes_per_s'] / units.TB:.2f}",
                 f"{r['ops_per_byte']:.0f}",
                 fmt_time(r["drain_time_s"]),
                 str(r["scale_up_domain"]),

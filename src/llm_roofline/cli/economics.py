@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import units
 from ._common import (
     Parser,
     deployment_from_args,
@@ -91,7 +92,7 @@ def cmd_pricing(args: argparse.Namespace) -> int:
         rows = [
             [
                 r["model"],
-                f"{r['active_params'] / 1e9:.1f}B",
+                f"{r['active_params'] / units.giga:.1f}B",
                 f"{r['kv_bytes_per_token']:,.0f}",
                 f"{r['implied_kv_bytes_per_token']:,.0f}",
                 f"{r['ratio']:,.0f}×",
@@ -148,7 +149,7 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
 
     from ..economics import cache_costs
 
-    hold = args.hold or [float(x) for x in np.geomspace(1, 30 * 86400, 60)]
+    hold = args.hold or [float(x) for x in np.geomspace(1, 30 * units.day, 60)]
     dep = deployment_from_args(args)
     res = cache_costs(dep, context_len=args.context, hold_s=hold)
     if res["warning"]:
@@ -171,7 +172,7 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
         dump_json(res)
         return 0
     print(
-        f"KV cache of one {args.context:,}-token sequence: {res['kv_bytes'] / 1e9:.3g} GB; "
+        f"KV cache of one {args.context:,}-token sequence: {res['kv_bytes'] / units.GB:.3g} GB; "
         f"recomputing it (prefill, engine {res['engine']}) takes {res['recompute_s']:.3g} s, "
         f"${res['recompute_usd']:.3g}"
     )
@@ -182,7 +183,7 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
             [
                 k,
                 f"{v['drain_time_s']:.3g} s",
-                f"{v['bandwidth'] / 1e9:,.6g} GB/s"
+                f"{v['bandwidth'] / units.GB:,.6g} GB/s"
                 + (f" ({v['devices']} chips)" if v["devices"] > 1 else ""),
                 f"{v['fetch_s']:.3g} s",
             ]

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import units
 from ._common import (
     Parser,
     deployment_from_args,
@@ -28,8 +29,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
         dep,
         args.max_chips,
         context_len=args.context,
-        tpot_s=args.tpot_ms / 1e3 if args.tpot_ms else None,
-        ttft_s=args.ttft_ms / 1e3 if args.ttft_ms else None,
+        tpot_s=args.tpot_ms * units.ms if args.tpot_ms else None,
+        ttft_s=args.ttft_ms * units.ms if args.ttft_ms else None,
     )
     front = [res.row(int(i)) for i in res.frontier]
     best = res.row(res.best) if res.best is not None else None
@@ -66,7 +67,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                 str(r["ep"]),
                 str(r["dp"]),
                 f"{r['batch']:,}",
-                f"{r['tpot_s'] * 1e3:.3g}",
+                f"{r['tpot_s'] / units.ms:.3g}",
                 fmt_time(r["ttft_s"]),
                 f"{r['tokens_per_s_per_user']:,.1f}",
                 f"{r['tokens_per_s_per_chip']:,.0f}",
@@ -88,7 +89,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             print(
                 f"cheapest meeting the targets: {best['chips']} chips, tp {best['tp']}, pp "
                 f"{best['pp']}, ep {best['ep']}, dp {best['dp']}, batch {best['batch']:,}: "
-                f"{best['tpot_s'] * 1e3:.3g} ms/token, TTFT {fmt_time(best['ttft_s'])}, "
+                f"{best['tpot_s'] / units.ms:.3g} ms/token, TTFT {fmt_time(best['ttft_s'])}, "
                 f"{fmt_money(best['usd_per_million_tokens'])} per million tokens"
             )
     if args.out:

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from .. import units
 from ._common import Parser, dump_json, fmt_time, int_list, positive_int, print_table
 
 
@@ -184,8 +185,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     else:
         print(
             f"{rep.device_name} ({rep.device}, torch {rep.torch_version}): memory "
-            f"{rep.bandwidth_bytes_per_s / 1e9:,.1f} GB/s, {rep.dtype} matmul "
-            f"{rep.flops / 1e12:,.3f} TFLOP/s (measured)"
+            f"{rep.bandwidth_bytes_per_s / units.GB:,.1f} GB/s, {rep.dtype} matmul "
+            f"{rep.flops / units.tera:,.3f} TFLOP/s (measured)"
         )
         print_table(
             f"decode of {rep.model} ({rep.layers} layers, random weights) against the "
