@@ -12,9 +12,11 @@ import pytest
 
 import llm_roofline as lr
 from llm_roofline.catalog import hardware_records, hardware_toml
+from llm_roofline.hardware import CHIP_CLASSES
 from llm_roofline.measure import MachineReport
+from llm_roofline.validate import hardware_class
 
-# DESIGN.md: every hardware id the catalog must hold.
+# Every hardware id the catalog must hold (the project's required list).
 REQUIRED = """a100-40gb a100-80gb h100-sxm h100-pcie h800 h200 b200 b300 gb200 gb300 rubin
 rubin-ultra mi250x mi300x mi325x mi355x tpu-v4 tpu-v5e tpu-v5p tpu-v6e tpu-v7 trn2 gaudi2 gaudi3
 l4 l40s rtx-3090 rtx-4090 rtx-5090 rtx-pro-6000 apple-m1-max apple-m2-ultra apple-m3-max
@@ -49,6 +51,40 @@ def test_record_loads_and_every_figure_has_a_source(hw_id: str) -> None:
     if chip.price_usd_per_s > 0:
         assert rec.get("price_date"), f"{hw_id}: a price needs its date"
     assert chip.name and chip.vendor
+
+
+# The class of every catalog chip (docs/catalog.md, "Chip classes"); any other id: datacenter-gpu.
+CLASSES = {
+    **{h: "consumer-gpu" for h in ("rtx-3090", "rtx-4090", "rtx-5090")},
+    **{h: "tpu" for h in ALL if h.startswith("tpu-")},
+    **{h: "accelerator" for h in ("trn2", "gaudi2", "gaudi3")},
+    **{h: "soc" for h in ALL if h.startswith(("apple-", "ryzen-"))},
+}
+
+
+@pytest.mark.parametrize("hw_id", ALL)
+def test_every_catalog_chip_states_a_valid_class(hw_id: str) -> None:
+    rec = hardware_records()[hw_id]
+    assert rec.get("class") in CHIP_CLASSES, f"{hw_id}: class {rec.get('class')!r}"
+    chip = lr.get_hardware(hw_id)
+    assert chip.chip_class == rec["class"] == CLASSES.get(hw_id, "datacenter-gpu")
+
+
+def test_validation_groups_follow_the_class() -> None:
+    # the groups the id test gave before chips had a class: GeForce "client-gpu", the RTX PRO
+    # 6000 Server Edition (named like a GeForce card) a datacenter part
+    groups = {h: hardware_class(h) for h in ALL}
+    assert {h for h, g in groups.items() if g == "client-gpu"} == {
+        "rtx-3090",
+        "rtx-4090",
+        "rtx-5090",
+    }
+    assert groups["rtx-pro-6000"] == groups["h100-sxm"] == groups["mi300x"] == "datacenter-gpu"
+    assert (groups["tpu-v5e"], groups["trn2"], groups["apple-m2-ultra"]) == (
+        "tpu",
+        "accelerator",
+        "soc",
+    )
 
 
 @pytest.mark.parametrize("hw_id", ALL)
@@ -286,6 +322,46 @@ def test_a_minimal_record_of_ones_own(tmp_path: Path) -> None:
     assert chip.memory_bytes == 24e9 and chip.memory_bw == 0.3e12
     assert chip.flops("bf16") == 121e12
     assert (chip.kind, chip.status, chip.scale_up_domain) == ("gpu", "shipping", 1)
+    assert chip.chip_class == "datacenter-gpu"  # no class: the one its kind implies
+
+
+@pytest.mark.parametrize(
+    ("kind", "cls"),
+    [("gpu", "datacenter-gpu"), ("tpu", "tpu"), ("accelerator", "accelerator"), ("soc", "soc")],
+)
+def test_a_record_without_a_class_gets_its_kinds(kind: str, cls: str, tmp_path: Path) -> None:
+    chip = lr.get_hardware(_write(tmp_path / "my.toml", f'{GOOD}kind = "{kind}"\n'))
+    assert chip.chip_class == cls
+    # a record as the web API takes it (JSON, no file) and a Chip built in Python alike
+    rec = {"memory_capacity_gb": 24, "memory_bandwidth_tb_per_s": 0.3, "bf16_dense_tflops": 121}
+    assert lr.Chip.from_record("x", {**rec, "kind": kind}).chip_class == cls
+    built = lr.Chip(id="x", name="x", peak_flops={"bf16": 1e14}, memory_bytes=1e9, memory_bw=1e11)
+    assert built.chip_class == "datacenter-gpu"
+    # a stated class is kept, and survives the round trip through a record
+    given = lr.Chip.from_record("x", {**rec, "kind": kind, "class": "workstation-gpu"})
+    assert given.chip_class == "workstation-gpu"
+    assert lr.Chip.from_record("x", given.to_record()) == given
+
+
+def test_a_bad_class_is_one_line_naming_the_field(tmp_path: Path) -> None:
+    path = _write(tmp_path / "my.toml", GOOD + 'class = "gpu"\n')
+    with pytest.raises(lr.ConfigError) as exc:
+        lr.get_hardware(path)
+    assert exc.value.field == "class"
+    assert str(exc.value) == (
+        f"{path}: class must be one of datacenter-gpu, workstation-gpu, consumer-gpu, tpu, "
+        "accelerator, soc, got 'gpu'"
+    )
+    with pytest.raises(lr.InputError, match=r"^class must be one of") as built:
+        lr.Chip(
+            id="x",
+            name="x",
+            peak_flops={"bf16": 1e14},
+            memory_bytes=1e9,
+            memory_bw=1e11,
+            chip_class="gpu",  # type: ignore[arg-type]
+        )
+    assert built.value.field == "class"
 
 
 # (what the file says instead of GOOD's line, or an added line; the field the error names)
@@ -300,6 +376,8 @@ BAD_RECORDS = [
     ("scale_up_domain_chips = true", "scale_up_domain_chips"),
     ('scale_up_domain_chips = "8"', "scale_up_domain_chips"),
     ('kind = "cpu"', "kind"),
+    ('class = "client-gpu"', "class"),
+    ("class = 3", "class"),
     ('status = "rumoured"', "status"),
     ("name = 5", "name"),
     ("memory_bw = 1", "memory_bw"),  # unknown key
@@ -399,7 +477,7 @@ def test_measured_record_loads_back_without_torch(tmp_path: Path) -> None:
     path = _write(tmp_path / "measured.toml", rep.hardware_record("my-box", memory_bytes=16e9))
     chip = lr.get_hardware(path)
     assert chip.id == "my-box" and chip.name == 'Test "CPU" (measured)'
-    assert chip.kind == "soc" and chip.vendor == "measured"
+    assert chip.kind == "soc" and chip.chip_class == "soc" and chip.vendor == "measured"
     # six significant digits: 34.1234567 GB/s -> 0.0341235 TB/s; 123.456789 GFLOP/s -> 0.123457 TF
     assert chip.memory_bw == pytest.approx(0.0341235e12, rel=1e-12)
     assert chip.flops("fp32") == pytest.approx(0.123457e12, rel=1e-12)

@@ -161,6 +161,45 @@ def test_text_config_is_unwrapped() -> None:
     assert spec.model_type == "gemma3_text" and spec.d_model == 1024
 
 
+def test_falcon_layouts_follow_new_decoder_architecture() -> None:
+    # Falcon 7B layout: multi_query decides K (a num_kv_heads is not read), one shared LayerNorm
+    # in the parallel block; the 40B/180B layout: grouped KV heads, ln_attn and ln_mlp
+    base = llama_like(model_type="falcon", num_kv_heads=2, parallel_attn=True)
+    old = spec_from_config({**base, "multi_query": True})
+    new = spec_from_config({**base, "new_decoder_architecture": True})
+    assert (old.attention.kind, new.attention.kind) == ("mqa", "gqa")
+    # LayerNorm with bias: 2·D per norm
+    assert (old.norm_params_per_layer, new.norm_params_per_layer) == (2 * 1024, 4 * 1024)
+
+
+def test_arch_table_entries_drive_every_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    # what differs between architectures is data on the table: an entry with Gemma 2's windows,
+    # gpt-oss's sinks and biases and Llama 4's implicit shared expert reads them all
+    from llm_roofline import hf_config
+    from llm_roofline.hf_layers import WindowRule
+
+    entry = hf_config._Arch(
+        windows=WindowRule(global_every=2),
+        sinks=True,
+        mlp_bias_always=True,
+        router_bias=True,
+        implicit_shared_expert=True,
+    )
+    monkeypatch.setitem(hf_config._ARCH, "toy", entry)
+    cfg = llama_like(
+        model_type="toy",
+        sliding_window=64,
+        num_local_experts=4,
+        num_experts_per_tok=1,
+        moe_intermediate_size=512,
+    )
+    spec = spec_from_config(cfg)
+    assert {g.window: g.count for g in spec.groups} == {64: 2, None: 2}
+    assert spec.attention.sinks
+    ffn = spec.groups[0].ffn
+    assert ffn.bias and ffn.router_bias and ffn.d_shared == 512
+
+
 # ---- bad input -------------------------------------------------------------------------
 
 
@@ -241,3 +280,70 @@ def test_top_k_larger_than_experts() -> None:
 def test_layer_types_length_mismatch() -> None:
     with pytest.raises(ConfigError, match="layer_types"):
         spec_from_config(llama_like(layer_types=["full_attention"], sliding_window=8))
+
+
+@pytest.mark.parametrize(
+    ("over", "field"),
+    [
+        (
+            {"model_type": "gemma3_text", "sliding_window": 8, "sliding_window_pattern": 0},
+            "sliding_window_pattern",
+        ),
+        (
+            {"model_type": "llama4_text", "attention_chunk_size": 8, "no_rope_layer_interval": 0},
+            "no_rope_layer_interval",
+        ),
+        (
+            {
+                "model_type": "qwen3_moe",
+                "num_experts": 8,
+                "num_experts_per_tok": 2,
+                "moe_intermediate_size": 64,
+                "mlp_only_layers": 5,
+            },
+            "mlp_only_layers",
+        ),
+        (
+            {
+                "model_type": "deepseek_v3",
+                "n_routed_experts": 8,
+                "num_experts_per_tok": 2,
+                "moe_intermediate_size": 64,
+                "n_shared_experts": "two",
+            },
+            "n_shared_experts",
+        ),
+        (
+            {
+                "model_type": "deepseek_v3",
+                "n_routed_experts": 8,
+                "num_experts_per_tok": 2,
+                "moe_intermediate_size": 64,
+                "n_shared_experts": -1,
+            },
+            "n_shared_experts",
+        ),
+        (
+            {
+                "model_type": "llama4_text",
+                "num_local_experts": 4,
+                "num_experts_per_tok": 1,
+                "moe_layers": ["a"],
+            },
+            "moe_layers",
+        ),
+        ({"tie_word_embeddings": "false"}, "tie_word_embeddings"),
+        ({"attention_bias": "false"}, "attention_bias"),
+        ({"layer_types": "full_attention"}, "layer_types"),
+        ({"num_key_value_heads": 2.5}, "num_key_value_heads"),
+    ],
+)
+def test_malformed_fields_are_config_errors(over: dict[str, object], field: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        spec_from_config(llama_like(**over))
+    assert exc.value.field == field
+
+
+def test_zero_experts_means_dense() -> None:
+    spec = spec_from_config(llama_like(num_experts=0))
+    assert not spec.is_moe

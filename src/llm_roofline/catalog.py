@@ -5,10 +5,12 @@ the closest ids. A model may also be given as a path to a config.json, and a chi
 `.toml` file holding one record in the catalog's schema (`hardware_toml` prints one).
 
 Layout of `data/`:
-  models/<id>.config.json   the model's config.json as published
+  models/<id>.config.json   the model's config.json (published, edited or assembled: its .toml)
   models/<id>.toml          where it came from, and the published parameter count
   hardware/*.toml           one table per chip id, unit-suffixed keys, a `sources` table each
   dtypes.toml               data types and their bits per element
+
+The schema of both and where every figure comes from: docs/catalog.md.
 """
 
 from __future__ import annotations

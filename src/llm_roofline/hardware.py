@@ -1,8 +1,11 @@
 """Chip and System: hardware in SI units, converted once from the catalog's unit-named keys.
 
 A Chip is one accelerator as its datasheet describes it (dense peaks, memory, links, power,
-price). A System is n of them serving one model replica (`parallel.Parallelism` says how the
-model is split over them). Scale-up and scale-out bandwidths are per chip, in one direction.
+price, its kind and class). A System is n of them serving one model replica
+(`parallel.Parallelism` says how the model is split over them). Scale-up and scale-out
+bandwidths are per chip, in one direction. A record (a catalog table, a user's .toml file or
+JSON body) is checked key by key on load, every error one line naming the field; the schema is
+in docs/catalog.md.
 """
 
 from __future__ import annotations
@@ -11,12 +14,22 @@ import math
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 from . import units
 from .errors import ConfigError, InputError, closest_ids
 
-__all__ = ["COMPUTE_FALLBACK", "KINDS", "RECORD_KEYS", "STATUSES", "Chip", "System"]
+__all__ = [
+    "CHIP_CLASSES",
+    "COMPUTE_FALLBACK",
+    "KINDS",
+    "RECORD_KEYS",
+    "STATUSES",
+    "Chip",
+    "ChipClass",
+    "ChipKind",
+    "System",
+]
 
 # Keys of a catalog record that hold dense peak throughput, and the data type each is for.
 _PEAK_KEYS = {
@@ -38,8 +51,26 @@ _NATIVE_COMPUTE = {"fp32", "bf16", "fp16", "fp8", "fp4", "nvfp4", "mxfp4"}
 
 
 # The kinds of chip (a TPU's scale-up domain is a torus: ESTI's layouts) and release states.
-KINDS = ("gpu", "tpu", "accelerator", "soc")
+ChipKind = Literal["gpu", "tpu", "accelerator", "soc"]
+KINDS: tuple[ChipKind, ...] = get_args(ChipKind)
 STATUSES = ("shipping", "announced")
+
+# The class of a chip: the market it is built for. Engines run differently on each, so the
+# validation fits a profile per engine family and class; docs/catalog.md says what each means.
+ChipClass = Literal[
+    "datacenter-gpu", "workstation-gpu", "consumer-gpu", "tpu", "accelerator", "soc"
+]
+CHIP_CLASSES: tuple[ChipClass, ...] = get_args(ChipClass)
+# The class of a record or Chip that names none: the one its kind implies.
+_DEFAULT_CLASS: dict[ChipKind, ChipClass] = {
+    "gpu": "datacenter-gpu",
+    "tpu": "tpu",
+    "accelerator": "accelerator",
+    "soc": "soc",
+}
+# The default of Chip.chip_class: "not given", replaced by the kind's class in __post_init__, so
+# a built Chip always holds one of CHIP_CLASSES (measure.py builds Chips without a class).
+_FROM_KIND = cast(ChipClass, "")
 
 # Every key a hardware record may hold. Figures are positive numbers with the unit in the key
 # name; fp6 is kept for the record (no engine path multiplies in fp6).
@@ -59,6 +90,7 @@ _TEXT_KEYS = (
     "name",
     "vendor",
     "kind",
+    "class",
     "status",
     "memory_type",
     "price_date",
@@ -115,12 +147,9 @@ def _check_record(rec: Mapping[str, Any], where: _Where) -> None:
         v = rec.get(key, 1)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise where.error(f"{key} must be a positive integer, got {v!r}", key)
-    if rec.get("kind", "gpu") not in KINDS:
-        raise where.error(f"kind must be one of {', '.join(KINDS)}, got {rec['kind']!r}", "kind")
-    if rec.get("status", "shipping") not in STATUSES:
-        raise where.error(
-            f"status must be one of {', '.join(STATUSES)}, got {rec['status']!r}", "status"
-        )
+    for key, allowed in (("kind", KINDS), ("class", CHIP_CLASSES), ("status", STATUSES)):
+        if key in rec and rec[key] not in allowed:
+            raise where.error(f"{key} must be one of {', '.join(allowed)}, got {rec[key]!r}", key)
     if "memory_capacity_gb" in rec and "memory_capacity_gib" in rec:
         raise where.error(
             "give memory_capacity_gb or memory_capacity_gib, not both", "memory_capacity_gib"
@@ -176,10 +205,24 @@ class Chip:
     price_date: str = ""
     status: str = "shipping"
     vendor: str = ""
-    kind: str = "gpu"  # gpu | tpu (a torus: ESTI's layouts) | accelerator | soc
+    kind: ChipKind = "gpu"  # a TPU's scale-up domain is a torus (ESTI's layouts)
+    chip_class: ChipClass = _FROM_KIND  # record key `class`; not given: the one kind implies
     sources: Mapping[str, str] = field(default_factory=dict)
     estimated: tuple[str, ...] = ()  # catalog keys whose figure is derived or a placeholder
     notes: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise InputError(
+                f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}", field="kind"
+            )
+        if self.chip_class == _FROM_KIND:
+            object.__setattr__(self, "chip_class", _DEFAULT_CLASS[self.kind])
+        elif self.chip_class not in CHIP_CLASSES:
+            raise InputError(
+                f"class must be one of {', '.join(CHIP_CLASSES)}, got {self.chip_class!r}",
+                field="class",
+            )
 
     @classmethod
     def from_record(cls, hw_id: str, rec: Mapping[str, Any], *, source: str | None = None) -> Chip:
@@ -222,7 +265,8 @@ class Chip:
             price_date=str(rec.get("price_date", "")),
             status=str(rec.get("status", "shipping")),
             vendor=str(rec.get("vendor", "")),
-            kind=str(rec.get("kind", "gpu")),
+            kind=cast(ChipKind, rec.get("kind", "gpu")),  # checked by _check_record
+            chip_class=cast(ChipClass, rec.get("class", _FROM_KIND)),
             sources=dict(rec.get("sources", {})),
             estimated=tuple(str(k) for k in rec.get("estimated", ())),
             notes=str(rec.get("notes", "")),
@@ -244,6 +288,7 @@ class Chip:
         if self.vendor:
             rec["vendor"] = self.vendor
         rec["kind"] = self.kind
+        rec["class"] = self.chip_class
         rec["status"] = self.status
         if self.estimated:
             rec["estimated"] = list(self.estimated)

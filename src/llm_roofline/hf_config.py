@@ -1,49 +1,80 @@
 """Read a Hugging Face `config.json` into a ModelSpec: plain JSON, no model code.
 
 Field names differ between architectures (GPT-J says `n_embd`, Falcon `num_kv_heads`), so each
-quantity is looked up through a short list of aliases. Facts a config does not state (is the MLP
-gated? are attention and FFN side by side?) come from a per-architecture table keyed by
-`model_type`, never from guessing at ratios. A config whose `model_type` is not in the table is
-refused with the list of known types rather than read wrongly.
+quantity is looked up through a short list of aliases, by the typed readers of `hf_fields`.
+Facts a config does not state (is the MLP gated? are attention and FFN side by side? which
+layers slide?) come from the architecture table `_ARCH` keyed by `model_type`, never from
+guessing at ratios; the part functions below (attention, feed-forward, layer groups, norms)
+read the table's fields and hold no per-architecture branches. A config whose `model_type` is
+not in the table is refused with the list of known types rather than read wrongly. The rules,
+in order, are in docs/design.md ("Reading config.json").
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .model import FFN, Attention, LayerGroup, ModelSpec
+from .hf_fields import flag, int_field, opt_int
+from .hf_layers import WindowRule, groups, layer_windows, moe_layers
+from .hf_vision import vision_params
+from .model import FFN, Attention, ModelSpec
 
 __all__ = ["KNOWN_MODEL_TYPES", "load_config", "spec_from_config"]
+
+
+_EVERY_LAYER_SLIDES = WindowRule()  # when sliding_window is set and use_sliding_window is not off
 
 
 @dataclass(frozen=True)
 class _Arch:
     """What an architecture does that its config.json does not say."""
 
+    # --- the block ---
     gated: bool = True  # SwiGLU / GeGLU: 3 matrices
     parallel: bool = False  # attention and MLP read the same input (one all-reduce per layer)
-    qkv_bias: bool = False  # default when the config has no attention_bias field
-    o_bias: bool = False  # bias on the attention output projection, likewise
-    mlp_bias: bool = False
-    lm_head_bias: bool = False
     tie_default: bool = False  # tie_word_embeddings when the config is silent
     norms_per_layer: int = 2  # RMSNorm/LayerNorm weight vectors of size D per layer
     norm_bias: bool = False  # LayerNorm (weight and bias) instead of RMSNorm
+    lm_head_bias: bool = False
+    # a config flag that, when true, selects a newer layout of the same model_type (Falcon's
+    # new_decoder_architecture: 40B and 180B, grouped KV heads, ln_attn and ln_mlp); without it
+    # the KV heads follow multi_query (1 or H) and a parallel block has `old_parallel_norms`
+    new_layout_flag: str = ""
+    old_parallel_norms: int = 0  # Falcon 7B: one LayerNorm shared by attention and MLP
+    # --- attention ---
+    qkv_bias: bool = False  # default when the config has no attention_bias field
+    o_bias: bool = False  # bias on the attention output projection, likewise
     qk_norm: bool = False
+    sinks: bool = False  # gpt-oss: one learned logit per head
+    # --- feed-forward ---
+    mlp_bias: bool = False  # default when the config has no mlp_bias (or bias) field
+    mlp_bias_always: bool = False  # gpt-oss: experts carry biases (gate_up and down), any config
+    router_bias: bool = False  # gpt-oss
+    implicit_shared_expert: bool = False  # Llama 4: one shared expert of the expert width
+    # --- which layers slide or attend in chunks, when the config has no layer_types ---
+    windows: WindowRule = _EVERY_LAYER_SLIDES
 
+
+_GEMMA2 = _Arch(tie_default=True, norms_per_layer=4, windows=WindowRule(global_every=2))
+_GEMMA3 = _Arch(
+    tie_default=True,
+    norms_per_layer=4,
+    qk_norm=True,
+    windows=WindowRule(global_every=6, global_every_field="sliding_window_pattern"),
+)
+_LLAMA4 = _Arch(implicit_shared_expert=True, windows=WindowRule(nope_every=4))
 
 _ARCH: dict[str, _Arch] = {
     "llama": _Arch(),
     "mistral": _Arch(),
     "mixtral": _Arch(),
-    "llama4": _Arch(),
-    "llama4_text": _Arch(),
+    "llama4": _LLAMA4,
+    "llama4_text": _LLAMA4,
     "qwen2": _Arch(qkv_bias=True),  # Qwen2's q/k/v projections carry a bias, o does not
     "qwen2_moe": _Arch(qkv_bias=True),
     "qwen3": _Arch(qk_norm=True),
@@ -53,10 +84,10 @@ _ARCH: dict[str, _Arch] = {
     "deepseek_v32": _Arch(),  # DeepSeek-V3.2: V3 with sparse attention (index_* fields)
     "kimi_k2": _Arch(),
     "gemma": _Arch(tie_default=True),
-    "gemma2": _Arch(tie_default=True, norms_per_layer=4),
-    "gemma3": _Arch(tie_default=True, norms_per_layer=4, qk_norm=True),
-    "gemma3_text": _Arch(tie_default=True, norms_per_layer=4, qk_norm=True),
-    "gpt_oss": _Arch(),
+    "gemma2": _GEMMA2,
+    "gemma3": _GEMMA3,
+    "gemma3_text": _GEMMA3,
+    "gpt_oss": _Arch(sinks=True, mlp_bias_always=True, router_bias=True),
     "palm": _Arch(parallel=True, tie_default=True, norms_per_layer=1),
     "phi3": _Arch(),
     "gptj": _Arch(
@@ -67,7 +98,13 @@ _ARCH: dict[str, _Arch] = {
         norms_per_layer=1,
         norm_bias=True,
     ),
-    "falcon": _Arch(gated=False, tie_default=True, norm_bias=True),
+    "falcon": _Arch(
+        gated=False,
+        tie_default=True,
+        norm_bias=True,
+        new_layout_flag="new_decoder_architecture",
+        old_parallel_norms=1,
+    ),
     # GPT-NeoX: biases on q/k/v and the output projection; use_parallel_residual defaults true
     "gpt_neox": _Arch(
         gated=False, parallel=True, qkv_bias=True, o_bias=True, mlp_bias=True, norm_bias=True
@@ -86,70 +123,6 @@ _FF = ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim", "d_ff")
 _N_EXPERTS = ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
 _TOP_K = ("num_experts_per_tok", "experts_per_token", "moe_topk", "top_k")
 _MAX_POS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length")
-
-
-def _get(cfg: Mapping[str, Any], names: tuple[str, ...]) -> Any:
-    for n in names:
-        if cfg.get(n) is not None:
-            return cfg[n]
-    return None
-
-
-def _int(cfg: Mapping[str, Any], names: tuple[str, ...], what: str, src: str) -> int:
-    """A required positive integer field, looked up under its aliases."""
-    v = _get(cfg, names)
-    if v is None:
-        raise ConfigError(
-            f"missing field {names[0]!r} ({what}; also accepted: {', '.join(names[1:])})",
-            field=names[0],
-            source=src,
-        )
-    return _positive_int(v, names[0], src)
-
-
-def _positive_int(v: Any, name: str, src: str, *, zero_ok: bool = False) -> int:
-    """An integer field: positive (or zero when `zero_ok`), never a bool, NaN or fraction."""
-    least = 0 if zero_ok else 1
-    kind = "a non-negative" if zero_ok else "a positive"
-    ok = not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-    if not ok or v < least or int(v) != v:
-        raise ConfigError(f"field {name!r} must be {kind} integer, got {v!r}", name, src)
-    if v > _LARGEST:  # no model dimension is this big: a typo or a corrupt file
-        raise ConfigError(
-            f"field {name!r} = {v!r} is larger than any model has (> 2^40)", name, src
-        )
-    return int(v)
-
-
-_LARGEST = 2**40
-
-
-def _opt_int(
-    cfg: Mapping[str, Any], names: tuple[str, ...], src: str, *, zero_ok: bool = False
-) -> int | None:
-    """An optional integer field (None when absent or null)."""
-    v = _get(cfg, names)
-    return None if v is None else _positive_int(v, names[0], src, zero_ok=zero_ok)
-
-
-def _bool(cfg: Mapping[str, Any], name: str, default: bool, src: str) -> bool:
-    """A true/false field; the strings "false" or 0 are refused rather than read as true."""
-    v = cfg.get(name)
-    if v is None:
-        return default
-    if not isinstance(v, bool):
-        raise ConfigError(f"field {name!r} must be true or false, got {v!r}", name, src)
-    return v
-
-
-def _int_list(cfg: Mapping[str, Any], name: str, src: str) -> list[int] | None:
-    """An optional list of non-negative integers (layer indices or 0/1 flags)."""
-    v = cfg.get(name)
-    if v is None:
-        return None
-    if not isinstance(v, list):
-        raise ConfigError(f"field {name!r} must be a list of integers, got {v!r}", name, src)
-    return [_positive_int(x, name, src, zero_ok=True) for x in v]
 
 
 def load_config(path: str | Path) -> dict[str, Any]:
@@ -183,126 +156,174 @@ def _text_part(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     return dict(cfg), top_type
 
 
-# A layer's attention span: None (global), ("sliding", W) or ("chunked", C).
-Span = tuple[str, int] | None
+def _arch(mt: str, src: str) -> _Arch:
+    """The table's entry for `model_type`; a missing or unknown type is refused."""
+    if not mt:
+        raise ConfigError(
+            f"missing field 'model_type' (one of: {', '.join(KNOWN_MODEL_TYPES)})",
+            "model_type",
+            src,
+        )
+    arch = _ARCH.get(mt)
+    if arch is None:
+        raise ConfigError(
+            f"unknown model_type {mt!r}; known: {', '.join(KNOWN_MODEL_TYPES)}", "model_type", src
+        )
+    return arch
 
 
-def _layer_windows(cfg: Mapping[str, Any], mt: str, L: int, src: str) -> list[Span]:
-    """Attention span of each layer: global, a sliding window of W, or chunks of C tokens."""
-    window = _opt_int(cfg, ("sliding_window",), src)
-    types = cfg.get("layer_types")
-    if types is not None:
-        if not isinstance(types, list) or len(types) != L:
-            n = len(types) if isinstance(types, list) else "no list"
-            raise ConfigError(f"layer_types has {n} entries for {L} layers", "layer_types", src)
-        chunk = _opt_int(cfg, ("attention_chunk_size",), src)
-        out: list[Span] = []
-        for t in types:
-            if t == "full_attention":
-                out.append(None)
-            elif t == "sliding_attention" and window is not None:
-                out.append(("sliding", window))
-            elif t == "chunked_attention" and chunk is not None:
-                out.append(("chunked", chunk))
-            else:
-                need = "attention_chunk_size" if t == "chunked_attention" else "sliding_window"
-                raise ConfigError(
-                    f"layer type {t!r} in layer_types needs {need}", "layer_types", src
-                )
-        return out
-    if mt in ("llama4", "llama4_text"):
-        # Chunked local attention on RoPE layers; the NoPE layers (every 4th by default)
-        # attend globally. no_rope_layers[i] = 1 means layer i uses RoPE (so is chunked).
-        chunk = _opt_int(cfg, ("attention_chunk_size",), src)
-        if chunk is None:
-            return [None] * L
-        flags = _int_list(cfg, "no_rope_layers", src)
-        if flags and len(flags) == L:
-            return [("chunked", chunk) if f else None for f in flags]
-        step = _opt_int(cfg, ("no_rope_layer_interval",), src) or 4
-        return [None if (i + 1) % step == 0 else ("chunked", chunk) for i in range(L)]
-    if window is None or not _bool(cfg, "use_sliding_window", True, src):
-        return [None] * L
-    if mt == "gemma2":
-        return [("sliding", window) if i % 2 == 0 else None for i in range(L)]
-    if mt in ("gemma3", "gemma3_text"):
-        pattern = _opt_int(cfg, ("sliding_window_pattern",), src) or 6
-        return [None if (i + 1) % pattern == 0 else ("sliding", window) for i in range(L)]
-    return [("sliding", window)] * L  # e.g. Mistral 7B v0.1: every layer slides
+def _new_layout(c: Mapping[str, Any], arch: _Arch, src: str) -> bool:
+    """Whether the config selects the architecture's newer layout (False: none exists)."""
+    return bool(arch.new_layout_flag) and flag(c, arch.new_layout_flag, False, src)
 
 
-def _moe_layers(cfg: Mapping[str, Any], L: int, src: str) -> list[bool]:
-    """Which layers hold a mixture of experts (the rest a dense MLP)."""
-    listed = _int_list(cfg, "moe_layers", src)  # Llama 4 may list them
-    if listed is not None:
-        return [i in set(listed) for i in range(L)]
-    step = _opt_int(cfg, ("interleave_moe_layer_step",), src)  # Llama 4: every n-th layer
-    if step is not None:
-        return [(i + 1) % step == 0 for i in range(L)]
-    first_dense = _opt_int(cfg, ("first_k_dense_replace",), src, zero_ok=True) or 0  # DeepSeek
-    freq = _opt_int(cfg, ("moe_layer_freq",), src) or 1
-    sparse_step = _opt_int(cfg, ("decoder_sparse_step",), src) or 1  # Qwen MoE
-    mlp_only = set(_int_list(cfg, "mlp_only_layers", src) or [])
-    return [
-        i >= first_dense and i % freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only
-        for i in range(L)
-    ]
+# ---- attention ------------------------------------------------------------------------------
 
 
-def _vision_params(cfg: Mapping[str, Any], text_D: int, src: str) -> tuple[int, str]:
-    """Parameters of a multimodal checkpoint's vision tower and projector, from vision_config.
+def _attention(c: Mapping[str, Any], arch: _Arch, D: int, H: int, src: str) -> Attention:
+    """DeepSeek's multi-head latent attention when the config has a kv_lora_rank, else MHA,
+    GQA or MQA by the number of KV heads."""
+    kv_lora = opt_int(c, ("kv_lora_rank",), src)
+    return _mla(c, H, kv_lora, src) if kv_lora else _heads_attention(c, arch, D, H, src)
 
-    Counted for the two vision towers of the catalog; any other is reported as not counted.
-    """
-    v = cfg.get("vision_config")
-    if not isinstance(v, dict) or not v:
-        return 0, ""
-    vt = str(v.get("model_type", ""))
-    d = _int(v, ("hidden_size",), "vision hidden size", src)
-    f = _int(v, ("intermediate_size",), "vision MLP width", src)
-    layers = _int(v, ("num_hidden_layers",), "vision layers", src)
-    patch = _int(v, ("patch_size",), "vision patch size", src)
-    image = _int(v, ("image_size",), "vision image size", src)
-    channels = _opt_int(v, ("num_channels",), src) or 3
-    # a ViT block: q, k, v, o with biases, a 2-matrix MLP with biases, two LayerNorms
-    block = 4 * (d * d + d) + 2 * d * f + f + d + 2 * 2 * d
-    patches = (image // patch) ** 2
-    if vt == "llama4_vision_model":
-        # Llama 4: unfold-linear patch embedding (no bias), class token, positions for
-        # patches + 1, pre/post LayerNorms; pixel-shuffle MLP (hidden / ratio² -> projector
-        # input -> projector output, no biases); projector to the text width (no bias).
-        ratio = v.get("pixel_shuffle_ratio", 0.5)
-        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio <= 1:
-            raise ConfigError(
-                f"field 'pixel_shuffle_ratio' must be in (0, 1], got {ratio!r}",
-                "pixel_shuffle_ratio",
-                src,
-            )
-        p_in = _int(v, ("projector_input_dim",), "projector input", src)
-        p_out = _int(v, ("projector_output_dim",), "projector output", src)
-        v_out = _int(v, ("vision_output_dim",), "vision output", src)
-        n = channels * patch * patch * d + d + (patches + 1) * d + 2 * 2 * d
-        n += layers * block
-        n += round(d / ratio**2) * p_in + p_in * p_out
-        n += v_out * text_D
-        return n, ""
-    if vt == "siglip_vision_model":
-        # SigLIP (Gemma 3): conv patch embedding with bias, learned positions, post LayerNorm;
-        # Gemma 3's projector: a d × D matrix and an RMSNorm of d.
-        n = channels * patch * patch * d + d + patches * d + layers * block + 2 * d
-        n += d * text_D + d
-        return n, ""
-    return 0, f"vision tower of type {vt!r} not counted"
+
+def _mla(c: Mapping[str, Any], H: int, kv_lora: int, src: str) -> Attention:
+    d_nope = int_field(c, ("qk_nope_head_dim",), "MLA no-rope head dim", src)
+    d_rope = int_field(c, ("qk_rope_head_dim",), "MLA rope head dim", src)
+    d_v = int_field(c, ("v_head_dim",), "MLA value head dim", src)
+    topk, idx_heads, idx_dim = _sparse(c, src)
+    return Attention(
+        kind="mla",
+        n_heads=H,
+        n_kv_heads=H,
+        head_dim=d_nope + d_rope,
+        v_head_dim=d_v,
+        q_lora_rank=opt_int(c, ("q_lora_rank",), src) or 0,
+        kv_lora_rank=kv_lora,
+        rope_head_dim=d_rope,
+        sparse_topk=topk,
+        indexer_heads=idx_heads,
+        indexer_head_dim=idx_dim,
+    )
 
 
 def _sparse(cfg: Mapping[str, Any], src: str) -> tuple[int, int, int]:
     """DeepSeek sparse attention: `index_topk` tokens selected by an indexer of
     `index_n_heads` × `index_head_dim` (absent: dense attention, all zeros)."""
-    topk = _opt_int(cfg, ("index_topk",), src)
+    topk = opt_int(cfg, ("index_topk",), src)
     if topk is None:
         return 0, 0, 0
-    heads = _int(cfg, ("index_n_heads",), "indexer heads", src)
-    return topk, heads, _int(cfg, ("index_head_dim",), "indexer head dim", src)
+    heads = int_field(cfg, ("index_n_heads",), "indexer heads", src)
+    return topk, heads, int_field(cfg, ("index_head_dim",), "indexer head dim", src)
+
+
+def _kv_heads(c: Mapping[str, Any], arch: _Arch, H: int, src: str) -> int:
+    """K: the config's KV heads; absent (or before a newer layout counts them), 1 for a
+    multi-query model and H otherwise."""
+    K = opt_int(c, _KV_HEADS, src)
+    multi_query = flag(c, "multi_query", False, src)
+    if arch.new_layout_flag and not _new_layout(c, arch, src):
+        K = None  # Falcon 7B: a num_kv_heads the config may carry is not read
+    if K is None:
+        K = 1 if multi_query else H
+    if H % K:
+        raise ConfigError(
+            f"num_attention_heads ({H}) is not a multiple of num_key_value_heads ({K})",
+            "num_key_value_heads",
+            src,
+        )
+    return K
+
+
+def _heads_attention(c: Mapping[str, Any], arch: _Arch, D: int, H: int, src: str) -> Attention:
+    K = _kv_heads(c, arch, H, src)
+    d_h = opt_int(c, ("head_dim", "kv_channels"), src)
+    if d_h is None:  # only when the config does not state it
+        if D % H:
+            raise ConfigError(
+                f"head_dim missing and hidden size {D} is not divisible by {H} heads",
+                "head_dim",
+                src,
+            )
+        d_h = D // H
+    # one "bias" flag (Falcon) or "attention_bias" (Llama family) covers q, k, v and o
+    bias_field = "attention_bias" if "attention_bias" in c else "bias"
+    return Attention(
+        kind="mha" if K == H else ("mqa" if K == 1 else "gqa"),
+        n_heads=H,
+        n_kv_heads=K,
+        head_dim=d_h,
+        v_head_dim=d_h,
+        qkv_bias=flag(c, bias_field, arch.qkv_bias, src),
+        o_bias=flag(c, bias_field, arch.o_bias, src),
+        qk_norm=arch.qk_norm,
+        sinks=arch.sinks,
+    )
+
+
+# ---- feed-forward ---------------------------------------------------------------------------
+
+
+def _ffns(c: Mapping[str, Any], arch: _Arch, D: int, src: str) -> tuple[FFN, FFN | None]:
+    """The dense MLP, and the mixture of experts when the config has more than one expert."""
+    E = opt_int(c, _N_EXPERTS, src, zero_ok=True)  # 0 or absent: a dense model
+    bias = flag(c, "mlp_bias" if "mlp_bias" in c else "bias", arch.mlp_bias, src)
+    bias = bias or arch.mlp_bias_always
+    F_dense = opt_int(c, ("intermediate_size_mlp", *_FF), src)
+    if F_dense is None:
+        if arch.gated:
+            raise ConfigError(
+                f"missing field 'intermediate_size' (d_ff; also accepted: {', '.join(_FF[1:])})",
+                "intermediate_size",
+                src,
+            )
+        F_dense = 4 * D  # GPT-J (n_inner null) and Falcon: the classic 4·D MLP
+    dense = FFN(d_ff=F_dense, gated=arch.gated, bias=bias)
+    return dense, (_moe(c, arch, E, bias, src) if E and E > 1 else None)
+
+
+def _moe(c: Mapping[str, Any], arch: _Arch, E: int, bias: bool, src: str) -> FFN:
+    k = int_field(c, _TOP_K, "experts per token", src)
+    if k > E:
+        raise ConfigError(
+            f"num_experts_per_tok ({k}) exceeds the number of experts ({E})",
+            "num_experts_per_tok",
+            src,
+        )
+    F_exp = opt_int(c, ("moe_intermediate_size", "intermediate_size"), src)
+    if F_exp is None:
+        raise ConfigError("missing field 'moe_intermediate_size'", "moe_intermediate_size", src)
+    return FFN(
+        d_ff=F_exp,
+        gated=arch.gated,
+        n_experts=E,
+        top_k=k,
+        d_shared=_shared_width(c, arch, F_exp, src),
+        bias=bias,
+        router_bias=arch.router_bias,
+    )
+
+
+def _shared_width(c: Mapping[str, Any], arch: _Arch, F_exp: int, src: str) -> int:
+    """Total width of the shared experts every token passes through (0: none)."""
+    n_shared = opt_int(c, ("n_shared_experts",), src, zero_ok=True) or 0  # DeepSeek
+    width = opt_int(c, ("shared_expert_intermediate_size",), src, zero_ok=True)  # Qwen MoE
+    if n_shared:
+        return n_shared * F_exp
+    if width:
+        return width
+    return F_exp if arch.implicit_shared_expert else 0
+
+
+# ---- the whole model ------------------------------------------------------------------------
+
+
+def _norms_per_layer(c: Mapping[str, Any], arch: _Arch, parallel: bool, src: str) -> int:
+    """Norm weight vectors per layer (Falcon's older parallel block shares one)."""
+    new_layout = _new_layout(c, arch, src)
+    if parallel and arch.old_parallel_norms and not new_layout:
+        return arch.old_parallel_norms
+    return arch.norms_per_layer
 
 
 def spec_from_config(
@@ -315,173 +336,35 @@ def spec_from_config(
     if not isinstance(cfg, Mapping):
         raise ConfigError("a config must be a JSON object", source=source)
     c, mt = _text_part(cfg)
-    if not mt:
-        raise ConfigError(
-            f"missing field 'model_type' (one of: {', '.join(KNOWN_MODEL_TYPES)})",
-            "model_type",
-            source,
-        )
-    arch = _ARCH.get(mt)
-    if arch is None:
-        raise ConfigError(
-            f"unknown model_type {mt!r}; known: {', '.join(KNOWN_MODEL_TYPES)}",
-            "model_type",
-            source,
-        )
-
-    D = _int(c, _HIDDEN, "d_model", source)
-    L = _int(c, _LAYERS, "number of layers", source)
+    arch = _arch(mt, source)
+    D = int_field(c, _HIDDEN, "d_model", source)
+    L = int_field(c, _LAYERS, "number of layers", source)
     if L > 100_000:  # per-layer lists are built below; the deepest real models have ~200
         raise ConfigError(f"{L:,} layers is more than any model has (> 100,000)", "layers", source)
-    H = _int(c, _HEADS, "query heads", source)
-    V = _int(c, _VOCAB, "vocabulary size", source)
+    H = int_field(c, _HEADS, "query heads", source)
+    V = int_field(c, _VOCAB, "vocabulary size", source)
+    attn = _attention(c, arch, D, H, source)
+    dense, moe = _ffns(c, arch, D, source)
+    moe_flags = moe_layers(c, L, source) if moe is not None else [False] * L
+    layers = groups(layer_windows(c, arch.windows, L, source), moe_flags, dense, moe)
 
-    # --- attention ---
-    kv_lora = _opt_int(c, ("kv_lora_rank",), source)
-    if kv_lora:  # DeepSeek multi-head latent attention
-        d_nope = _int(c, ("qk_nope_head_dim",), "MLA no-rope head dim", source)
-        d_rope = _int(c, ("qk_rope_head_dim",), "MLA rope head dim", source)
-        d_v = _int(c, ("v_head_dim",), "MLA value head dim", source)
-        topk, idx_heads, idx_dim = _sparse(c, source)
-        attn = Attention(
-            kind="mla",
-            n_heads=H,
-            n_kv_heads=H,
-            head_dim=d_nope + d_rope,
-            v_head_dim=d_v,
-            q_lora_rank=_opt_int(c, ("q_lora_rank",), source) or 0,
-            kv_lora_rank=kv_lora,
-            rope_head_dim=d_rope,
-            sparse_topk=topk,
-            indexer_heads=idx_heads,
-            indexer_head_dim=idx_dim,
-        )
-    else:
-        K = _opt_int(c, _KV_HEADS, source)
-        multi_query = _bool(c, "multi_query", False, source)
-        if mt == "falcon" and not _bool(c, "new_decoder_architecture", False, source):
-            K = 1 if multi_query else H
-        if K is None:
-            K = 1 if multi_query else H
-        if H % K:
-            raise ConfigError(
-                f"num_attention_heads ({H}) is not a multiple of num_key_value_heads ({K})",
-                "num_key_value_heads",
-                source,
-            )
-        d_h = _opt_int(c, ("head_dim", "kv_channels"), source)
-        if d_h is None:  # only when the config does not state it
-            if D % H:
-                raise ConfigError(
-                    f"head_dim missing and hidden size {D} is not divisible by {H} heads",
-                    "head_dim",
-                    source,
-                )
-            d_h = D // H
-        # one "bias" flag (Falcon) or "attention_bias" (Llama family) covers q, k, v and o
-        bias_field = "attention_bias" if "attention_bias" in c else "bias"
-        any_bias = _bool(c, bias_field, arch.qkv_bias, source)
-        o_bias = _bool(c, bias_field, arch.o_bias, source)
-        kind = "mha" if K == H else ("mqa" if K == 1 else "gqa")
-        attn = Attention(
-            kind=kind,
-            n_heads=H,
-            n_kv_heads=K,
-            head_dim=d_h,
-            v_head_dim=d_h,
-            qkv_bias=any_bias,
-            o_bias=o_bias,
-            qk_norm=arch.qk_norm,
-            sinks=(mt == "gpt_oss"),
-        )
-
-    # --- feed-forward ---
-    E = _opt_int(c, _N_EXPERTS, source, zero_ok=True)  # 0 or absent: a dense model
-    mlp_bias = _bool(c, "mlp_bias" if "mlp_bias" in c else "bias", arch.mlp_bias, source)
-    if mt == "gpt_oss":
-        mlp_bias = True  # gpt-oss experts carry biases (gate_up and down)
-    F_dense = _opt_int(c, ("intermediate_size_mlp", *_FF), source)
-    if F_dense is None:
-        if arch.gated:
-            raise ConfigError(
-                f"missing field 'intermediate_size' (d_ff; also accepted: {', '.join(_FF[1:])})",
-                "intermediate_size",
-                source,
-            )
-        F_dense = 4 * D  # GPT-J (n_inner null) and Falcon: the classic 4·D MLP
-    dense = FFN(d_ff=F_dense, gated=arch.gated, bias=mlp_bias)
-    moe_flags = [False] * L
-    moe: FFN | None = None
-    if E and E > 1:
-        k = _int(c, _TOP_K, "experts per token", source)
-        if k > E:
-            raise ConfigError(
-                f"num_experts_per_tok ({k}) exceeds the number of experts ({E})",
-                "num_experts_per_tok",
-                source,
-            )
-        F_exp = _opt_int(c, ("moe_intermediate_size", "intermediate_size"), source)
-        if F_exp is None:
-            raise ConfigError(
-                "missing field 'moe_intermediate_size'", "moe_intermediate_size", source
-            )
-        shared = 0
-        n_shared = _opt_int(c, ("n_shared_experts",), source, zero_ok=True) or 0
-        shared_width = _opt_int(c, ("shared_expert_intermediate_size",), source, zero_ok=True)
-        if n_shared:
-            shared = n_shared * F_exp
-        elif shared_width:
-            shared = shared_width
-        elif mt in ("llama4", "llama4_text"):
-            shared = F_exp  # Llama 4: one shared expert of intermediate_size in each MoE layer
-        moe = FFN(
-            d_ff=F_exp,
-            gated=arch.gated,
-            n_experts=E,
-            top_k=k,
-            d_shared=shared,
-            bias=mlp_bias,
-            router_bias=(mt == "gpt_oss"),
-        )
-        moe_flags = _moe_layers(c, L, source)
-
-    # --- group layers by (window, ffn) ---
-    windows = _layer_windows(c, mt, L, source)
-    counts: dict[tuple[Span, bool], int] = {}
-    for w, is_moe in zip(windows, moe_flags, strict=True):
-        counts[(w, is_moe)] = counts.get((w, is_moe), 0) + 1
-    groups = tuple(
-        LayerGroup(
-            count=n,
-            ffn=(moe if is_moe and moe is not None else dense),
-            window=None if w is None else w[1],
-            chunked=w is not None and w[0] == "chunked",
-        )
-        for (w, is_moe), n in counts.items()
-    )
-
-    tie_default = _bool(cfg, "tie_word_embeddings", arch.tie_default, source)
-    tie = _bool(c, "tie_word_embeddings", tie_default, source)
-    vision, vision_note = _vision_params(cfg, D, source)
+    tie_default = flag(cfg, "tie_word_embeddings", arch.tie_default, source)
+    tie = flag(c, "tie_word_embeddings", tie_default, source)
+    vision, vision_note = vision_params(cfg, D, source)
     norm_size = D * (2 if arch.norm_bias else 1)
     parallel_field = "parallel_attn" if "parallel_attn" in c else "use_parallel_residual"
-    parallel = _bool(c, parallel_field, arch.parallel, source)
-    if mt == "falcon" and _bool(c, "new_decoder_architecture", False, source):
-        norms = 2  # separate ln_attn and ln_mlp
-    elif parallel and mt == "falcon":
-        norms = 1
-    else:
-        norms = arch.norms_per_layer
+    parallel = flag(c, parallel_field, arch.parallel, source)
+    norms = _norms_per_layer(c, arch, parallel, source)
     return ModelSpec(
         name=name or str(c.get("_name_or_path") or mt),  # display only
         model_type=mt,
         vocab_size=V,
         d_model=D,
         attention=attn,
-        groups=groups,
+        groups=layers,
         tie_embeddings=tie,
         parallel_block=parallel,
-        max_context=_opt_int(c, _MAX_POS, source),
+        max_context=opt_int(c, _MAX_POS, source),
         norm_params_per_layer=norms * norm_size,
         final_norm_params=norm_size,
         lm_head_bias=arch.lm_head_bias,

@@ -9,6 +9,10 @@ throughputs above 1. Summary statistics use |ln(predicted / measured)|: 0.10 is 
 Rows flagged `ceiling` come from max-throughput tables that do not state the batch the
 scheduler reached: they are predicted at the largest batch that fits (or the stated
 concurrency) and only checked as bounds, not counted in the error statistics.
+
+`fit_profiles` fits calibrated profiles on the rows: one overall, one per engine family and one
+per engine family and hardware class (`hardware_class`: the chip's `class` in the hardware
+catalog). The method and the figures are in docs/validation.md.
 """
 
 from __future__ import annotations
@@ -17,16 +21,18 @@ import csv
 import functools
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
+from .arrays import FloatArray
 from .calibrate import Profile, fit_profile, get_profile
 from .catalog import get_hardware, get_model
 from .errors import InputError, LlmRooflineError
+from .hardware import ChipClass
 from .memory import max_batch
 from .parallel import Parallelism
 from .serving import ServingTerms, compose, serving_terms
@@ -51,17 +57,17 @@ METRICS = {
     "output_tokens_per_s_per_chip": True,
 }
 
-HARDWARE_CLASS = {"tpu": "tpu", "soc": "soc", "accelerator": "accelerator"}
+# The validation's group of each chip class (its `class` in the hardware catalog); a class not
+# listed is its own group. GeForce cards keep the group name "client-gpu" the fitted profiles
+# were named under before chips carried a class.
+_GROUP: dict[ChipClass, str] = {"consumer-gpu": "client-gpu"}
 
 
 def hardware_class(hw_id: str) -> str:
-    """datacenter-gpu, client-gpu (GeForce), soc (Apple, Ryzen AI), tpu or accelerator."""
-    chip = get_hardware(hw_id)
-    if chip.kind in HARDWARE_CLASS:
-        return HARDWARE_CLASS[chip.kind]
-    return (
-        "client-gpu" if hw_id.startswith("rtx-") and hw_id != "rtx-pro-6000" else "datacenter-gpu"
-    )
+    """datacenter-gpu, workstation-gpu, client-gpu (GeForce), soc (Apple, Ryzen AI), tpu or
+    accelerator (Trainium, Gaudi): the chip's catalog class, GeForce under "client-gpu"."""
+    cls = get_hardware(hw_id).chip_class
+    return _GROUP.get(cls, cls)
 
 
 @dataclass(frozen=True)
@@ -265,13 +271,16 @@ def summarise(results: Sequence[RowResult]) -> dict[str, Any]:
 # ---- calibration on the validation set ------------------------------------------------------
 
 
-def _predictor(rows: Sequence[ValidationRow]) -> tuple[Any, np.ndarray]:
+def _predictor(
+    rows: Sequence[ValidationRow],
+) -> tuple[Callable[[Profile], FloatArray], FloatArray]:
     terms = [_terms(r) for r in rows]
     metrics = [r.metric for r in rows]
 
-    def predict(p: Profile) -> np.ndarray:
+    def predict(p: Profile) -> FloatArray:
         return np.asarray(
-            [float(getattr(compose(t, p), m)) for t, m in zip(terms, metrics, strict=True)]
+            [float(getattr(compose(t, p), m)) for t, m in zip(terms, metrics, strict=True)],
+            dtype=np.float64,
         )
 
     return predict, np.asarray([r.measured for r in rows], dtype=np.float64)
