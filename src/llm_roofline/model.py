@@ -1,23 +1,43 @@
-"""ModelSpec: the architecture facts the roofline needs, and the counts derived from them.
+"""ModelSpec: the architecture facts the roofline needs, and the parameter counts.
 
-Parameters are counted three ways (STYLE.md):
+Parameters are counted three ways (docs/design.md, "The model of a transformer"):
 
 - stored: every parameter held in memory (embeddings, all experts, LM head if untied);
-- read per decode step: what one step must fetch from memory; for MoE only the experts the
-  step's tokens touch, and of an untied input embedding only the rows gathered;
+- read per pass: what one pass must fetch from memory; for MoE only the experts the pass's
+  tokens touch, and of an untied input embedding only the rows gathered (`weights_read.py`);
 - multiplied per token: the parameters in matrix multiplies one token goes through (the
   attention projections, the active experts, the LM head), which sets the FLOPs, 2 per parameter.
 
-Notation (DESIGN.md): L layers, D d_model, F d_ff (per expert), H query heads, K KV heads, d_h
-head dim, E routed experts, k experts per token, S context, B batch, T tokens per pass.
+What a context costs is counted beside: KV elements read and held in `kv_cache.py`, attention
+FLOPs in `attention_flops.py`; the methods here are their array forms.
+
+Notation (docs/design.md): L layers, D d_model, F d_ff (per expert), H query heads, K KV heads,
+d_h head dim, E routed experts, k experts per token, S context, B batch, T tokens per pass.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+
+from .arrays import FloatArray
+from .attention_flops import (
+    attention_flops_plan,
+    causal_pairs,
+    decode_attention,
+    prefill_attention,
+)
+from .backend import ARRAY
+from .kv_cache import keys_held, keys_read, kv_cache_plan, kv_per_sequence, kv_read, kv_stored
+from .weights_read import (
+    experts_read_per_chip,
+    experts_touched,
+    weights_read,
+    weights_read_plan,
+)
 
 __all__ = [
     "FFN",
@@ -29,14 +49,14 @@ __all__ = [
     "experts_touched",
 ]
 
-FloatArray = NDArray[np.float64]
+AttentionKind = Literal["mha", "gqa", "mqa", "mla"]
 
 
 @dataclass(frozen=True)
 class Attention:
     """One layer's attention. kind is mha, gqa, mqa or mla (DeepSeek's multi-head latent)."""
 
-    kind: str
+    kind: AttentionKind
     n_heads: int  # H
     n_kv_heads: int  # K (for MLA: H; the cache holds a shared latent instead)
     head_dim: int  # d_h of queries and keys (MLA: nope + rope part)
@@ -172,88 +192,14 @@ class LayerGroup:
     def cached_keys(self, context: FloatArray) -> FloatArray:
         """Keys a decode token reads from a cache of `context` tokens in one of these layers:
         all S (global), the last min(S, W) (sliding), or the S mod W of its chunk (chunked)."""
-        if self.window is None:
-            return context
-        w = float(self.window)
-        if self.chunked:
-            return np.asarray(np.mod(context, w), dtype=np.float64)
-        return np.asarray(np.minimum(context, w), dtype=np.float64)
+        w = None if self.window is None else float(self.window)
+        return np.asarray(keys_read(ARRAY, w, self.chunked, context), dtype=np.float64)
 
     def held_keys(self, context: FloatArray) -> FloatArray:
         """Keys of a sequence at `context` tokens the cache must make room for in one of these
-        layers: all S (global) or min(S, W) (sliding window and chunked: a sequence that goes
-        on fills its chunk, so memory holds a whole chunk even just after a new one starts)."""
-        if self.window is None:
-            return context
-        return np.asarray(np.minimum(context, float(self.window)), dtype=np.float64)
-
-
-def experts_touched(E: int, k: int, tokens: ArrayLike) -> FloatArray:
-    """Expected distinct experts hit by `tokens` tokens each picking k of E uniformly.
-
-    E·(1 − (1 − k/E)^tokens): Epoch AI, "Inference economics of language models" (2025).
-    """
-    if not (E >= 1 and 0 <= k <= E):
-        from .errors import InputError
-
-        raise InputError(
-            f"experts_touched needs 1 <= E and 0 <= k <= E, got E={E}, k={k}", field="experts"
-        )
-    t = np.asarray(tokens, dtype=np.float64)
-    return np.asarray(E * (1.0 - (1.0 - k / E) ** t), dtype=np.float64)
-
-
-def experts_read_per_chip(E: int, k: int, tokens: ArrayLike, ep: int = 1) -> FloatArray:
-    """Experts of one MoE layer the busiest of `ep` expert-parallel chips reads for `tokens`
-    tokens (uniform routing).
-
-    With ep = 1 the expected number touched, `experts_touched`. With ep > 1 a chip reads whole
-    experts: at least ceil(touched / ep) (some chip holds that many of the touched experts),
-    and at least the touched share of the ceil(E / ep) experts the fullest chip holds.
-    """
-    touched = experts_touched(E, k, tokens)
-    if ep <= 1:
-        return touched
-    fullest = touched * (-(-E // ep)) / E
-    whole = np.ceil(touched / ep - 1e-9)  # 1e-9: 8.000000001 touched experts are 8
-    return np.asarray(np.maximum(whole, fullest), dtype=np.float64)
-
-
-def _sum_to(n: FloatArray) -> FloatArray:
-    return n * (n + 1.0) / 2.0
-
-
-def _chunked_prefix(n: FloatArray, w: float) -> FloatArray:
-    """Σ_{j=1..n} ((j−1) mod W + 1): q full chunks of W(W+1)/2 pairs and a partial one."""
-    q = np.floor_divide(n, w)
-    r = n - q * w
-    return np.asarray(q * w * (w + 1.0) / 2.0 + _sum_to(r), dtype=np.float64)
-
-
-def causal_pairs(
-    T: ArrayLike, S0: ArrayLike, window: int | None, chunked: bool = False
-) -> FloatArray:
-    """Query–key pairs when T new tokens follow S0 cached ones under causal attention.
-
-    Token j (1-based, j = S0+1 .. S0+T) sees j keys (global), min(j, W) (sliding window), or
-    ((j−1) mod W) + 1 (chunked: its own chunk up to itself). Closed forms:
-    global T·S0 + T(T+1)/2; sliding [sum_to(min(b, W)) − sum_to(min(a−1, W))] +
-    W·(max(b, W) − max(a−1, W)) with a = S0+1, b = S0+T; chunked F(b) − F(S0), F from
-    `_chunked_prefix`.
-    """
-    t = np.asarray(T, dtype=np.float64)
-    s0 = np.asarray(S0, dtype=np.float64)
-    b = s0 + t
-    if window is None:
-        return np.asarray(_sum_to(b) - _sum_to(s0), dtype=np.float64)
-    w = float(window)
-    if chunked:
-        return np.asarray(_chunked_prefix(b, w) - _chunked_prefix(s0, w), dtype=np.float64)
-    lo = np.minimum(s0, w)
-    hi = np.minimum(b, w)
-    return np.asarray(
-        _sum_to(hi) - _sum_to(lo) + w * (np.maximum(b, w) - np.maximum(s0, w)), dtype=np.float64
-    )
+        layers (`kv_cache.keys_held`)."""
+        w = None if self.window is None else float(self.window)
+        return np.asarray(keys_held(ARRAY, w, context), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -346,12 +292,9 @@ class ModelSpec:
         return n
 
     def params_read(self, tokens: ArrayLike) -> FloatArray:
-        """Parameters one forward pass over `tokens` tokens must fetch from memory.
-
-        All dense weights; of each MoE layer's routed experts only the expected number touched
-        (uniform routing); of an untied input embedding only the rows gathered (a tied one is
-        read whole anyway as the LM head); no vision tower (it runs once per image, in prefill).
-        """
+        """Parameters one forward pass over `tokens` tokens must fetch from memory: all dense
+        weights, the expected experts touched, the gathered rows of an untied input embedding
+        (`weights_read.py`; the one-chip case of `params_read_per_chip`)."""
         return self.params_read_per_chip(tokens)
 
     def params_read_per_chip(
@@ -369,24 +312,14 @@ class ModelSpec:
         `tokens`: the stage's tokens (they route to the experts); `group_tokens`: the busiest
         data-parallel group's (they gather its embedding rows; default `tokens`). Non-expert
         weights are split over pp · tp; each MoE layer's experts over ep chips, each expert's
-        matrices over `expert_tp` (`experts_read_per_chip`). With every degree 1 this is
-        `params_read`: the one copy of the rule.
+        matrices over `expert_tp` (`weights_read.py`, the one copy of the rule).
         """
         t = np.asarray(tokens, dtype=np.float64)
         tg = t if group_tokens is None else np.asarray(group_tokens, dtype=np.float64)
-        D = self.d_model
-        dense = np.full_like(tg, float(self.params_text - self.params_routed))
-        if not self.tie_embeddings:  # the group gathers its own tokens' embedding rows
-            dense = dense - self.embedding_params + np.minimum(tg, self.vocab_size) * D
-        n: FloatArray = dense / (pp * tp)
-        for g in self.groups:
-            f = g.ffn
-            if f.is_moe:
-                experts = experts_read_per_chip(f.n_experts, f.top_k, t, ep)
-                n = n + g.count / pp * experts * f.expert_params(D) / expert_tp
-        return np.asarray(n, dtype=np.float64)
+        w = weights_read_plan(self, tp=tp, pp=pp, ep=ep, expert_tp=expert_tp)
+        return np.asarray(weights_read(ARRAY, w, t, tg), dtype=np.float64)
 
-    # ---- KV cache and attention ----------------------------------------------------------
+    # ---- KV cache and attention (`kv_cache.py`, `attention_flops.py`) ---------------------
 
     @property
     def kv_elements_per_token(self) -> int:
@@ -403,81 +336,34 @@ class ModelSpec:
         """KV elements a sequence of `context` tokens holds: sliding layers keep the last W,
         chunked layers the S mod W tokens of the current chunk."""
         s = np.asarray(context, dtype=np.float64)
-        per_layer = self.attention.kv_elements_per_token() + self.attention.indexer_head_dim
-        total = np.zeros_like(s)
-        for g in self.groups:
-            total = total + g.count * per_layer * g.cached_keys(s)
-        return np.asarray(total, dtype=np.float64)
+        return np.asarray(kv_per_sequence(ARRAY, kv_cache_plan(self), s), dtype=np.float64)
 
     def kv_elements_stored(self, context: ArrayLike) -> FloatArray:
-        """KV elements memory must hold for a sequence at `context` tokens: as
-        `kv_elements_per_sequence`, except that a chunked layer keeps room for min(S, W) tokens
-        (its chunk fills as the sequence goes on), so memory never falls as S grows."""
+        """KV elements memory must hold for a sequence at `context` tokens: a chunked layer
+        keeps room for min(S, W) tokens, so memory never falls as S grows."""
         s = np.asarray(context, dtype=np.float64)
-        per_layer = self.attention.kv_elements_per_token() + self.attention.indexer_head_dim
-        total = np.zeros_like(s)
-        for g in self.groups:
-            total = total + g.count * per_layer * g.held_keys(s)
-        return np.asarray(total, dtype=np.float64)
+        return np.asarray(kv_stored(ARRAY, kv_cache_plan(self), s), dtype=np.float64)
 
     def kv_elements_read(self, context: ArrayLike) -> FloatArray:
         """KV elements one decode token reads: every cached key of its span, except that
         sparse attention reads the latent of only the `sparse_topk` tokens the indexer picks
         (and the indexer's small key of every token)."""
-        a = self.attention
-        if not a.sparse_topk:
-            return self.kv_elements_per_sequence(context)
         s = np.asarray(context, dtype=np.float64)
-        total = np.zeros_like(s)
-        for g in self.groups:
-            keys = g.cached_keys(s)
-            total = total + g.count * (
-                a.kv_elements_per_token() * np.minimum(keys, a.sparse_topk)
-                + a.indexer_head_dim * keys
-            )
-        return np.asarray(total, dtype=np.float64)
+        return np.asarray(kv_read(ARRAY, kv_cache_plan(self), s), dtype=np.float64)
 
     def decode_attention_flops(self, context: ArrayLike) -> FloatArray:
         """Attention FLOPs of one decode token against `context` cached tokens (all layers)."""
         s = np.asarray(context, dtype=np.float64)
-        a = self.attention
-        per = a.decode_flops_per_context_token()
-        total = np.zeros_like(s)
-        for g in self.groups:
-            keys = g.cached_keys(s)
-            if a.sparse_topk:  # the indexer scores every key; attention uses the top k
-                total = total + g.count * (
-                    per * np.minimum(keys, a.sparse_topk)
-                    + a.indexer_flops_per_context_token() * keys
-                )
-            else:
-                total = total + g.count * per * keys
-        return np.asarray(total, dtype=np.float64)
+        f = attention_flops_plan(self)
+        return np.asarray(decode_attention(ARRAY, f, s), dtype=np.float64)
 
     def prefill_attention_flops(self, T: ArrayLike, S0: ArrayLike = 0) -> FloatArray:
-        """Causal attention FLOPs of T new tokens after S0 cached ones, one sequence.
-
-        MLA can run either way, and the lower bound takes the cheaper per layer: expand the
-        cached latents once and attend per head (2·H·(d_qk + d_v) per pair), or stay in the
-        latent space as decode does (absorbed form, no expansion).
-        """
-        a = self.attention
-        per = a.prefill_flops_per_context_token()
+        """Causal attention FLOPs of T new tokens after S0 cached ones, one sequence (MLA: the
+        cheaper of the expanded and the absorbed form, per layer)."""
+        t = np.asarray(T, dtype=np.float64)
         s0 = np.asarray(S0, dtype=np.float64)
-        total: FloatArray = np.zeros(np.broadcast(np.asarray(T), s0).shape)
-        for g in self.groups:
-            pairs = causal_pairs(T, S0, g.window, g.chunked)
-            if a.sparse_topk:  # each query attends to at most top-k keys, the indexer to all
-                selected = causal_pairs(T, S0, min(g.window or a.sparse_topk, a.sparse_topk))
-                total = total + g.count * a.indexer_flops_per_context_token() * pairs
-                pairs = selected
-            flops = per * pairs
-            if a.kind == "mla":
-                expanded = flops + a.latent_expand_flops_per_token() * g.cached_keys(s0)
-                absorbed = a.decode_flops_per_context_token() * pairs
-                flops = np.minimum(expanded, absorbed)
-            total = total + g.count * flops
-        return total
+        f = attention_flops_plan(self)
+        return np.asarray(prefill_attention(ARRAY, f, t, s0), dtype=np.float64)
 
     # ---- activations ---------------------------------------------------------------------
 
