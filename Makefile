@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check bench fmt clean chromium screenshot fuzz bench-peers
+.PHONY: demo test test-slow check bench fmt clean chromium screenshot fuzz bench-peers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,15 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
 		|| { echo "could not install chromium: install it, or run as root"; exit 1; }; }
 
-## test: set up and run the test suite
+## test: set up and run the test suite, less the checks marked slow (`make test-slow`)
 test: $(STAMP) chromium
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
 
-## check: format check, lint, types, tests
+## test-slow: the checks marked slow, which make test leaves out (validate --cv, calibrate, fuzz)
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+## check: format check, lint, types, every test (the slow ones too)
 check: $(STAMP) chromium
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks

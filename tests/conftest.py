@@ -1,8 +1,12 @@
 """Shared helpers for the tests: small hand-made models and chips whose numbers are easy to
-check by hand."""
+check by hand, and `run_cli`, the command line run in this process."""
 
 from __future__ import annotations
 
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -25,6 +29,20 @@ def llama_like(**over: Any) -> dict[str, Any]:
     }
     cfg.update(over)
     return cfg
+
+
+# a 2-layer Llama-style model small enough to run for real on a CPU in a fraction of a second
+# (test_measure.py, and `measure` in test_cli.py)
+TINY_CONFIG: dict[str, Any] = {
+    "model_type": "llama",
+    "hidden_size": 256,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "intermediate_size": 688,
+    "vocab_size": 1000,
+    "tie_word_embeddings": False,
+}
 
 
 def make_chip(
@@ -50,3 +68,38 @@ def small_model() -> ModelSpec:
 @pytest.fixture
 def chip() -> Chip:
     return make_chip()
+
+
+# ---- the command line, in this process ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """What one `llm-roofline` command gave: its exit code and everything it printed."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+    @property
+    def err_lines(self) -> list[str]:
+        return [ln for ln in self.err.splitlines() if ln.strip()]
+
+
+def run_cli(*argv: str) -> CliRun:
+    """Run `llm-roofline ARGV` in this process through `llm_roofline.cli.main`, the function the
+    installed command calls, capturing what it prints. argparse's errors raise SystemExit(2)
+    after printing their one line; that is the exit code a user sees. (Standard streams are
+    redirected here rather than with capsys so that module-scoped fixtures can run commands.)"""
+    from llm_roofline.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return CliRun(int(code), out.getvalue(), err.getvalue())

@@ -5,14 +5,12 @@ from hand arithmetic written out here."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from llm_roofline import balanced_context_formula
 from llm_roofline.catalog import get_hardware
 from llm_roofline.deployment import Deployment, deployment
 from llm_roofline.economics import (
@@ -29,17 +27,12 @@ from llm_roofline.economics import (
 from llm_roofline.errors import InputError
 from llm_roofline.hf_config import load_config, spec_from_config
 
-CLI = [sys.executable, "-m", "llm_roofline.cli"]
 DATA = Path(__file__).resolve().parent.parent / "src" / "llm_roofline" / "data"
 
 
 def _ideal(model: str, chips: int) -> Deployment:
     """The deployment these hand checks assume: H100 SXM, bf16, the ideal engine."""
     return deployment(model, "h100-sxm", chips, engine="ideal")
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120)
 
 
 def test_price_ratio_is_the_mfu_ratio() -> None:
@@ -50,8 +43,12 @@ def test_price_ratio_is_the_mfu_ratio() -> None:
 def test_kv_bytes_implied_by_a_price_step_lecture() -> None:
     # reference-cases: 200k-token step, 100B active, ratio 300 -> 1,667 bytes per token.
     # The lecture counts the ratio in multiply-adds per byte; our argument is FLOP/B, so 600:
-    # 2 * 100e9 / (600 * 200e3) = 2e11 / 1.2e8 = 1,666.7
-    assert kv_bytes_from_price_step(200_000, 100e9, 600) == pytest.approx(1666.67, rel=0.01)
+    # 2 * 100e9 / (600 * 200e3) = 2e11 / 1.2e8 = 1,666.67
+    kv = kv_bytes_from_price_step(200_000, 100e9, 600)
+    assert kv == pytest.approx(1666.67, rel=1e-5)
+    # read forwards, the balance S = 2·N·BW / (FLOP/s · kv) at 600 FLOP/B and that KV size is
+    # the 200k-token step: 2 * 100e9 / (600 * 1,666.67) = 200,000
+    assert balanced_context_formula(600.0, 1.0, 100e9, kv) == pytest.approx(200e3)
 
 
 def test_balance_lecture_numbers() -> None:
@@ -101,10 +98,11 @@ def test_cache_tiers_hand_arithmetic() -> None:
     res = cache_costs(_ideal("llama-3.1-8b", 1), context_len=10_000, hold_s=[0.1, 1e4, 1e9])
     # Llama 3.1 8B: 32 layers x 8 heads x 128 x 2 x 2 bytes = 131,072 B/token; x 10,000
     assert res["kv_bytes"] == 131_072 * 10_000
-    # holding in HBM for t seconds: bytes / capacity x price per second x t
+    # holding in HBM for t seconds: bytes / capacity x price per second x t, plus bringing it
+    # back: 1.31072e9 / 85.52e9 x ($3.99 / 3600 = 1.108333e-3 $/s) x 1e4 s = 0.1698684 $;
+    # 1.31072e9 / 3.35e12 = 3.912597e-4 s x 1.108333e-3 $/s = 4.336462e-7 $
     hbm = res["tiers"]["hbm"]["usd"]
-    expect = 1.31072e9 / chip.memory_bytes * chip.price_usd_per_s * 1e4
-    assert hbm[1] == pytest.approx(expect + 1.31072e9 / chip.memory_bw * chip.price_usd_per_s)
+    assert hbm[1] == pytest.approx(0.1698684 + 4.336462e-7, rel=1e-6)
     # short holds stay in HBM; a 30-year hold is cheaper to recompute or keep on disk
     assert res["cheapest"][0] == "hbm"
     assert res["cheapest"][2] in ("recompute", "disk")
@@ -247,90 +245,3 @@ def test_sparse_attention_reads_a_bounded_subset() -> None:
     assert sparse.kv_elements_read(100_000.0) / dense.kv_elements_read(100_000.0) == (
         pytest.approx((576 * 2048 + 128e5) / 576e5)
     )
-
-
-def test_cli_pricing_cache_tiers_balance(tmp_path: Path) -> None:
-    r = run(
-        "pricing", "--input-price", "3", "--output-price", "15",
-        "--long-context-threshold", "200000", "--long-input-price", "6",
-        "--long-output-price", "22.5", "--active-params", "1e11", "--ratio", "600",
-        "--model", "llama-3.1-70b", "--chips", "8", "--out", str(tmp_path), "--json",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
-    assert out["decode_to_prefill_mfu"] == pytest.approx(0.2)
-    assert out["implied_kv_bytes_per_token"] == pytest.approx(1666.67, rel=0.01)
-    assert out["catalog_kv_bytes_per_token_bf16"]["llama-3.1-70b"] == 327_680
-    # --active-params 1e11 and --model llama-3.1-70b (69,501,714,432) disagree: said, and 1e11
-    assert "using --active-params" in out["active_params_note"]
-    # the table's row for Llama 3.1 70B divides by its own implied 1,158.36 B/token:
-    # 327,680 / 1,158.36 = 282.88 (see test_catalog_table_uses_each_models_own_active_params)
-    row = {r["model"]: r for r in out["catalog_vs_price_step"]}["llama-3.1-70b"]
-    assert row["ratio"] == pytest.approx(282.88, rel=1e-4)
-    assert (tmp_path / "llama-3.1-70b_cost_vs_context.png").stat().st_size > 10_000
-
-    r = run("cache-tiers", "--model", "llama-3.1-8b", "--hardware", "h100-sxm",
-            "--context", "10000", "--hold", "1,3600", "--out", str(tmp_path), "--json")  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
-    assert out["kv_bytes"] == 131_072 * 10_000 and len(out["cheapest"]) == 2
-    assert (tmp_path / "llama-3.1-8b_h100-sxm_cache_tiers.png").exists()
-
-    r = run("balance", "--tokens-per-s", "5e7", "--days", "60", "--active-params", "1e11")
-    assert r.returncode == 0 and "over-training factor 130" in r.stdout
-
-
-def test_cli_pricing_takes_active_params_from_the_model() -> None:
-    r = run(
-        "pricing", "--input-price", "3", "--output-price", "15",
-        "--long-context-threshold", "200000", "--ratio", "600",
-        "--model", "llama-3.1-70b", "--chips", "8",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    # 2 x 69,501,714,432 / (600 x 200,000) = 1,158.36 -> "1,158"
-    assert "6.95e+10 active parameters (llama-3.1-70b's" in r.stdout
-    assert "KV ≈ 1,158 bytes per token" in r.stdout
-    assert "note:" not in r.stdout
-    r = run(
-        "pricing", "--input-price", "3", "--output-price", "15",
-        "--long-context-threshold", "200000", "--ratio", "600", "--active-params", "1e11",
-        "--model", "llama-3.1-70b", "--chips", "8",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    # the given 1e11: 2 x 1e11 / 1.2e8 = 1,666.7 -> "1,667", and a note that it differs
-    assert "KV ≈ 1,667 bytes per token" in r.stdout
-    assert "note: --active-params 1e+11 differs from llama-3.1-70b's 6.95e+10" in r.stdout
-
-
-def test_cli_cache_tiers_warns_when_it_does_not_fit() -> None:
-    r = run("cache-tiers", "--model", "llama-3.1-70b", "--hardware", "h100-sxm",
-            "--context", "100000", "--hold", "1")  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    # one line on stderr: 141.1 GB of weights + 32.8 GB of KV against 85.5 GB (see above)
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("llm-roofline: warning: ")
-    assert "141.1 GB + KV cache 32.8 GB = 173.9 GB per chip, 85.5 GB" in r.stderr
-    assert "bring back" in r.stdout  # the table is still printed
-    r = run("cache-tiers", "--model", "llama-3.1-70b", "--hardware", "h100-sxm",
-            "--chips", "8", "--context", "100000", "--hold", "1", "--json")  # fmt: skip
-    assert r.returncode == 0 and r.stderr == ""
-    out = json.loads(r.stdout)
-    assert out["fits"] is True and out["warning"] is None
-    # 327,680 x 100,000 = 3.2768e10 B over 8 x 3.35e12 B/s = 2.68e13: 1.22269e-3 s
-    assert out["tiers"]["hbm"]["fetch_s"] == pytest.approx(1.22269e-3, rel=1e-4)
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("pricing", "--input-price", "0", "--output-price", "1"),
-        ("pricing", "--input-price", "1", "--output-price", "5", "--long-context-threshold", "1e5"),
-        ("cache-tiers", "--model", "llama-9", "--hardware", "h100-sxm", "--context", "10"),
-        ("cache-tiers", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--context", "10",
-         "--hold", "-1"),
-        ("balance", "--tokens-per-s", "nan", "--days", "1", "--active-params", "1e9"),
-    ],
-)  # fmt: skip
-def test_cli_bad_input_is_exit_2(args: tuple[str, ...]) -> None:
-    r = run(*args)
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "Traceback" not in r.stderr and r.stderr.strip().count("\n") <= 1

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from .conftest import run_cli
+
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "economics.md").read_text()
-CLI = [sys.executable, "-m", "llm_roofline.cli"]
 
 
 @pytest.mark.parametrize(
@@ -31,12 +30,11 @@ CLI = [sys.executable, "-m", "llm_roofline.cli"]
     ],
 )
 def test_quoted_output_is_current(args: str) -> None:
-    run = subprocess.run(
-        [*CLI, *args.split()], capture_output=True, text=True, check=True, timeout=120
-    )
-    out = run.stdout
+    run = run_cli(*args.split())
+    assert run.code == 0, run.err
+    out = run.out
     # a warning the doc quotes (a model that does not fit) must be the command's own
-    for ln in run.stderr.splitlines():
+    for ln in run.err.splitlines():
         assert ln.strip() in DOC, ln
     lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
     # prose lines (not the rich table's box drawing, not the catalog table)

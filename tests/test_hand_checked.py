@@ -1,4 +1,4 @@
-"""Small cases with the arithmetic written out by hand."""
+"""Small cases with the arithmetic written out by hand (or counted by brute force)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline import System, spec_from_config
+from llm_roofline import spec_from_config
+from llm_roofline.model import causal_pairs
 
 from .conftest import llama_like, make_chip
 
@@ -37,25 +38,40 @@ def test_small_llama_decode_step(small_model: lr.ModelSpec) -> None:
     assert s.t_weights[()] == pytest.approx((62_874_624 - 1_024_000 + 10_240) * 2 / 1e12)
     # KV: 10 sequences · 1000 tokens · 2,048 elements · 2 bytes / 1e12 = 4.096e-5 s
     assert s.t_kv[()] == pytest.approx(4.096e-5)
-    # full overlap: max(compute, memory) = memory
-    assert s.t_step[()] == pytest.approx(s.t_weights[()] + s.t_kv[()])
+    # full overlap: max(compute, memory) = memory, max(1.40e-6, 1.65e-4)
     assert list(np.atleast_1d(s.bound_names)) == ["memory"]
-    # cost: $0.001/s · t_step / 10 tokens
-    assert lr.usd_per_token(s)[()] == pytest.approx(0.001 * s.t_step[()] / 10)
-    assert lr.joules_per_token(s)[()] == pytest.approx(1000.0 * s.t_step[()] / 10)
+    # t_step = 1.23721728e-4 + 4.096e-5 = 1.64681728e-4 s for 10 tokens
+    assert s.t_step[()] == pytest.approx(1.64681728e-4)
+    # cost: $0.001/s · 1.64681728e-4 s / 10 tokens = $1.64681728e-8 a token
+    assert lr.usd_per_token(s)[()] == pytest.approx(1.64681728e-8)
+    # energy: 1,000 W · 1.64681728e-4 s / 10 tokens = 1.64681728e-2 J a token
+    assert lr.joules_per_token(s)[()] == pytest.approx(1.64681728e-2)
 
 
 def test_overlap_modes_order_and_values(small_model: lr.ModelSpec) -> None:
-    chip = make_chip(flops=1e12)  # slow compute so both sides matter
+    # 1e13 FLOP/s against 1e12 B/s, 10 FLOP per byte: at batch 64 the matmuls do 64 FLOP per
+    # weight byte (compute-bound) and attention 4 FLOP per KV byte (memory-bound), so the
+    # three modes give three different steps
+    chip = make_chip(flops=1e13)
     kw = {"batch": 64, "context_len": 2000}
     full = lr.decode_step(small_model, chip, overlap="full", **kw)
     per_op = lr.decode_step(small_model, chip, overlap="per-op", **kw)
     none = lr.decode_step(small_model, chip, overlap="none", **kw)
-    a, b, c, d = full.t_matmul, full.t_attn, full.t_weights, full.t_kv
-    assert full.t_step == pytest.approx(max(a + b, c + d))
-    assert per_op.t_step == pytest.approx(max(a, c) + max(b, d))
-    assert none.t_step == pytest.approx(a + b + c + d)
-    assert full.t_step <= per_op.t_step <= none.t_step
+    # matmul a = 2 · 61,841,408 · 64 / 1e13 = 7.915700224e-4 s
+    # attention b = 64 · 4 layers · 4,096 FLOP · 2,000 keys / 1e13 = 2.097152e-4 s
+    # weights c = (62,874,624 − 1,024,000 + 64 · 1,024 rows) · 2 / 1e12 = 1.2383232e-4 s
+    # KV d = 64 · 2,000 · 2,048 · 2 / 1e12 = 5.24288e-4 s
+    a, b, c, d = 7.915700224e-4, 2.097152e-4, 1.2383232e-4, 5.24288e-4
+    for step in (full, per_op, none):
+        assert (step.t_matmul, step.t_attn, step.t_weights, step.t_kv) == pytest.approx(
+            (a, b, c, d)
+        )
+    # full: max(a + b, c + d) = max(1.0012852224e-3, 6.4812032e-4)
+    assert full.t_step == pytest.approx(1.0012852224e-3)
+    # per-op: max(a, c) + max(b, d) = 7.915700224e-4 + 5.24288e-4
+    assert per_op.t_step == pytest.approx(1.3158580224e-3)
+    # none: a + b + c + d
+    assert none.t_step == pytest.approx(1.6494055424e-3)
 
 
 def test_prefill_small(small_model: lr.ModelSpec) -> None:
@@ -97,13 +113,6 @@ def test_memory_and_max_batch(small_model: lr.ModelSpec) -> None:
     assert m2.headroom < 0
 
 
-def test_chips_split_everything_evenly(small_model: lr.ModelSpec) -> None:
-    one = lr.decode_step(small_model, System(make_chip(), 1), batch=32, context_len=500)
-    four = lr.decode_step(small_model, System(make_chip(), 4), batch=32, context_len=500)
-    for name in ("t_matmul", "t_attn", "t_weights", "t_kv", "t_step"):
-        assert getattr(four, name) == pytest.approx(getattr(one, name) / 4)
-
-
 def test_sliding_window_caps_kv_and_attention() -> None:
     # Mistral-7B-v0.1 style: every layer slides with W = 4096
     spec = spec_from_config(llama_like(sliding_window=64, model_type="mistral"))
@@ -123,3 +132,41 @@ def test_vectorised_grid_matches_pointwise(small_model: lr.ModelSpec) -> None:
         for j, s in enumerate([10, 1000, 30000]):
             one = lr.decode_step(small_model, chip, batch=b, context_len=s)
             assert grid.t_step[i, j] == pytest.approx(one.t_step[()])
+
+
+# ---- attention over windows and chunks, counted by brute force -------------------------------
+
+
+def test_chunked_attention_reads_only_the_current_chunk() -> None:
+    # Llama 4 style: chunks of 8 tokens on RoPE layers, every 4th layer (NoPE) global.
+    spec = spec_from_config(llama_like(model_type="llama4_text", attention_chunk_size=8))
+    chunked = [g for g in spec.groups if g.chunked]
+    assert sum(g.count for g in chunked) == 3 and all(g.window == 8 for g in chunked)
+    per_layer = 2 * 2 * 128  # K 2 heads of 128, keys and values
+    # at context 21 a chunked layer holds the 21 mod 8 = 5 tokens of its chunk; global holds 21
+    assert float(spec.kv_elements_per_sequence(21)) == per_layer * (3 * 5 + 1 * 21)
+    # a new chunk starts empty: context 24 -> 0 tokens in chunked layers
+    assert float(spec.kv_elements_per_sequence(24)) == per_layer * (3 * 0 + 1 * 24)
+
+
+def test_causal_pairs_chunked_by_brute_force() -> None:
+    for w in (1, 3, 8):
+        for s0 in (0, 2, 7, 8, 13):
+            for t in (1, 5, 9, 20):
+                brute = sum(((j - 1) % w) + 1 for j in range(s0 + 1, s0 + t + 1))
+                assert causal_pairs(t, s0, w, chunked=True) == brute
+
+
+def test_causal_pairs_sliding_by_brute_force() -> None:
+    for w in (1, 3, 8):
+        for s0 in (0, 2, 7, 13):
+            for t in (1, 5, 20):
+                brute = sum(min(j, w) for j in range(s0 + 1, s0 + t + 1))
+                assert causal_pairs(t, s0, w) == brute
+
+
+def test_mla_prefill_of_one_token_costs_what_a_decode_step_costs() -> None:
+    # one new token after 4096 cached: the cheapest form is the decode (absorbed) one
+    p = lr.prefill("deepseek-v3", "h100-sxm", batch=1, prompt_len=1, cached_len=4096)
+    d = lr.decode_step("deepseek-v3", "h100-sxm", batch=1, context_len=4096)
+    assert float(p.t_attn) == pytest.approx(float(d.t_attn), rel=0.001)

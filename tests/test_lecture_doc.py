@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import llm_roofline as lr
+
+from .conftest import run_cli
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "lecture.md"
 
@@ -22,25 +21,12 @@ def text() -> str:
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, object]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "llm_roofline.cli",
-        "report",
-        "--model",
-        "deepseek-v3",
-        "--hardware",
-        "gb200",
-        "--chips",
-        "72",
-        "--weight-dtype",
-        "fp8",
-        "--engine",
-        "ideal",
-        "--json",
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=60).stdout
-    return dict(json.loads(out))
+    r = run_cli(
+        "report", "--model", "deepseek-v3", "--hardware", "gb200", "--chips", "72",
+        "--weight-dtype", "fp8", "--engine", "ideal", "--json",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    return dict(r.json())
 
 
 def _row(report: dict[str, object], batch: int) -> dict[str, float]:

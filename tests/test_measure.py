@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,21 +12,12 @@ pytest.importorskip("torch")
 import llm_roofline as lr
 from llm_roofline.measure import measure_machine, truncate
 
-TINY = {
-    "model_type": "llama",
-    "hidden_size": 256,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "intermediate_size": 688,
-    "vocab_size": 1000,
-    "tie_word_embeddings": False,
-}
+from .conftest import TINY_CONFIG
 
 
 def test_measure_a_tiny_decode_grid(tmp_path: Path) -> None:
     cfg = tmp_path / "tiny.json"
-    cfg.write_text(json.dumps(TINY))
+    cfg.write_text(json.dumps(TINY_CONFIG))
     rep = measure_machine(
         str(cfg), batches=(1, 4), contexts=(64, 256), copy_bytes=32 * 2**20, matmul_n=256, repeats=3
     )
@@ -58,51 +46,3 @@ def test_truncate_keeps_shapes() -> None:
     assert two.n_layers == 2 and two.d_model == spec.d_model
     with pytest.raises(lr.InputError, match="MoE"):
         measure_machine("mixtral-8x7b", layers=1)
-
-
-def test_measure_cli(tmp_path: Path) -> None:
-    cfg = tmp_path / "tiny.json"
-    cfg.write_text(json.dumps(TINY))
-    rows = tmp_path / "rows.csv"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "llm_roofline.cli",
-            "measure",
-            "--model",
-            str(cfg),
-            "--batch",
-            "1,2",
-            "--context",
-            "64",
-            "--save-rows",
-            str(rows),
-            "--save-hardware",
-            str(tmp_path / "hw.toml"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert r.returncode == 0, r.stderr
-    assert "GB/s" in r.stdout and "decode grid 2/2" in r.stderr
-    assert len(list(csv.DictReader(rows.open()))) == 2
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "llm_roofline.cli",
-            "measure",
-            "--device",
-            "cuda",
-            "--model",
-            str(cfg),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    import torch
-
-    if not torch.cuda.is_available():
-        assert bad.returncode == 2 and "no CUDA device" in bad.stderr

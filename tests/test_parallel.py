@@ -122,8 +122,7 @@ def test_kipply_communication_example() -> None:
     s = lr.decode_step(
         spec, chip, 16, batch=512, context_len=1, parallel=Parallelism.of(16), comm=comm
     )
-    kipply = 512 * 2 * 80 * 4 * 16384 / 300e9
-    assert kipply == pytest.approx(18e-3, rel=0.01)
+    kipply = 512 * 2 * 80 * 4 * 16384 / 300e9  # 17.9 ms
     assert float(s.t_comm) == pytest.approx(kipply * 15 / 16, rel=1e-6)
 
 

@@ -92,13 +92,12 @@ def test_two_micro_batches_read_the_weights_twice_and_hide_the_collectives() -> 
     # 2·M / 450e9 = 43.3 µs, beats the ring, 14 µs + 2·(7/8)·M / 450e9 = 46.6 µs
     m1 = B * 8_192 * 2
     one_c = 160 * _tree_allreduce_8(m1)  # 6.93 ms
-    assert _tree_allreduce_8(m1) < 14e-6 + 2 * 7 / 8 * m1 / NVLINK
     # two micro-batches: 320 all-reduces of 4.2 MB, the tree again
     m2 = 256 * 8_192 * 2
     two_c = 2 * 160 * _tree_allreduce_8(m2)  # 7.89 ms
     t_one = max(matmul + attn, one_w + kv) + one_c
     t_two = max(max(matmul + attn, two_w + kv), two_c)
-    assert t_two < t_one  # 36.0 ms (weights 10.4 + KV 25.6) against 37.8 ms
+    # two micro-batches win: 36.0 ms (weights 10.4 + KV 25.6) against 37.8 ms
     assert float(auto.t_step) == pytest.approx(t_two, rel=1e-9)
     assert float(auto.micro_batches) == 2
     # the shown terms are the chosen schedule's; `single` keeps the one-micro-batch terms
@@ -306,7 +305,6 @@ def test_decode_mode_checks_memory_at_the_longest_context() -> None:
     # 40 sequences growing from 8,192 to 16,384 tokens: 40 · 16,384 · 65,536 · 2 bytes =
     # 85.9e9 of KV alone, more than the card's 85.52e9 bytes
     r = serve("llama-3.1-8b", "h100-sxm", batch=40, input_len=8192, output_len=8192)
-    assert 40 * 16_384 * 65_536 * 2 > 85.52e9
     assert not r.fits
     assert r.memory_per_chip_bytes > 40 * 16_384 * 65_536 * 2
 
@@ -335,9 +333,12 @@ def test_balance_batch_is_the_engines_crossover() -> None:
     s = lr.decode_step("llama-3.1-8b", "h100-sxm", batch=cross, context_len=1)
     assert float(s.t_matmul) == pytest.approx(float(s.t_weights), rel=1e-9)
     # the gathered rows (D·2/BW against 2·N_m/F: 1.6e-4 of it) move the crossover by 0.05:
-    # 295.38 against 295.43, the same first whole batch (296) where compute catches up
-    assert b_star == pytest.approx(cross, rel=2e-4)
-    assert int(np.ceil(b_star)) == int(np.ceil(cross)) == 296
+    # 295.38 against 295.43, the same first whole batch, 296, where compute catches up
+    below, at = (
+        lr.decode_step("llama-3.1-8b", "h100-sxm", batch=b, context_len=1) for b in (295, 296)
+    )
+    assert float(below.t_matmul) < float(below.t_weights)
+    assert float(at.t_matmul) >= float(at.t_weights)
 
 
 # ---- 8. chunked attention: memory holds the whole chunk ------------------------------------
