@@ -138,9 +138,7 @@ def test_pad_heads_counts_the_extra_weights_and_flops() -> None:
     plain = lr.get_model("palm-540b")
     d = deployment("palm-540b", "tpu-v4", 64, tp=64, pad_heads=True, weight_dtype="int8")
     assert d.model.attention.n_heads == 64
-    extra = 2 * 18432 * 16 * 256 * 118
-    assert extra == 17_817_403_392
-    assert d.model.params_multiplied - plain.params_multiplied == extra
+    assert d.model.params_multiplied - plain.params_multiplied == 17_817_403_392
     assert "heads padded to 64" in d.split_text()
     # without padding, tp 64 does not divide 48 heads: a one-line error naming tp
     with pytest.raises(InputError, match="48 query heads"):
@@ -431,11 +429,8 @@ def test_sweep_keeps_the_given_split_on_every_chip_count() -> None:
         sweep(d, [8], [1024], [1])  # tp 2 cannot split one chip
 
 
-def test_flags_are_never_abbreviated_and_absurd_chip_counts_refused() -> None:
-    # optimize searches the split itself: --tp is refused, not read as --tpot-ms
-    with pytest.raises(SystemExit) as e:
-        cli_main("optimize --model llama-3.1-8b --hardware h100-sxm --max-chips 4 --tp 3".split())
-    assert e.value.code == 2
+def test_absurd_chip_counts_refused() -> None:
+    # (that no flag is abbreviated, --tp never read as --tpot-ms, is in test_error_corpus.py)
     with pytest.raises(InputError, match="chips must be at most"):
         deployment("llama-3.1-8b", "h100-sxm", 10_000_000)
 

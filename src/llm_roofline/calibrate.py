@@ -83,6 +83,10 @@ class Profile:
         f, pf, b, c, o = (float(x) for x in v)
         return replace(self, flops_eff=f, prefill_eff=pf, bw_eff=b, comm_eff=c, overhead_s=o)
 
+    def pass_time(self, step: StepTime, *, prefill: bool = False) -> FloatArray:
+        """A pass under this profile (`pass_time`): how serving times a calibrated engine."""
+        return pass_time(step, self, prefill=prefill)
+
 
 IDEAL = Profile(name="ideal", note="datasheet peaks, no overheads: a lower bound on time")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -28,17 +28,15 @@ from .model import ModelSpec
 from .parallel import CommModel, Parallelism
 from .roofline import OVERLAP_MODES, StepTime, decode_step, positive_array, prefill
 from .split import auto_split, count, max_experts, pad_heads
+from .units import hour
 
-__all__ = [
-    "DEPLOYMENT_FIELDS",
-    "Deployment",
-    "auto_split",
-    "deployment",
-    "pad_heads",
-]
+if TYPE_CHECKING:
+    from .calibrate import Profile
+
+__all__ = ["DEPLOYMENT_FIELDS", "Deployment", "auto_split", "deployment", "pad_heads"]
 
 # The fields a deployment is described by (flags, CSV columns, JSON keys), in this order.
-DEPLOYMENT_FIELDS = (
+DEPLOYMENT_FIELDS: tuple[str, ...] = (
     "model",
     "hardware",
     "chips",
@@ -47,12 +45,8 @@ DEPLOYMENT_FIELDS = (
     "ep",
     "replicas",
     "pad_heads",
-    "weight_dtype",
-    "kv_dtype",
-    "overlap",
-    "engine",
-    "price_usd_per_hour",
 )
+DEPLOYMENT_FIELDS += ("weight_dtype", "kv_dtype", "overlap", "engine", "price_usd_per_hour")
 DEFAULT_ENGINE = "calibrated"
 
 
@@ -119,8 +113,8 @@ class Deployment:
         return self.replicas * self.dp
 
     @property
-    def profile(self) -> Any:
-        """The calibration profile of the engine (None for `ideal`)."""
+    def profile(self) -> Profile | None:
+        """The calibration profile of the engine (None for `ideal`): how serving times it."""
         from .calibrate import get_profile
 
         return get_profile(self.engine)
@@ -153,7 +147,7 @@ class Deployment:
             "kv_dtype": self.kv_dtype,
             "overlap": self.overlap,
             "engine": self.engine,
-            "price_usd_per_hour": self.chip.price_usd_per_s * 3600 or None,
+            "price_usd_per_hour": self.chip.price_usd_per_s * hour or None,
             "split_rule": self.split_rule,
         }
 
@@ -292,17 +286,25 @@ class Deployment:
 
         B = count(batch, "batch")
         per = -(-B // self.replicas)
-        res = serve(
-            self.model,
-            self.instance,
-            batch=per,
-            input_len=input_len,
-            output_len=output_len,
-            mode=mode,
-            profile=self.engine,
-            **self._kw(),
-        )
+        kw: dict[str, Any] = {"input_len": input_len, "output_len": output_len, "mode": mode}
+        res = serve(self.model, self.instance, batch=per, profile=self.profile, **kw, **self._kw())
         return replicated(res, batch=B, per_replica=per, replicas=self.replicas)
+
+    def serve_many(
+        self, batch: ArrayLike, input_len: ArrayLike, output_len: ArrayLike, mode: str = "decode"
+    ) -> Any:
+        """`serve` for many scenarios at once (arrays, one element a scenario; each pass one
+        engine call over them all): `serve`'s figures as `serving.ServingColumns`."""
+        from .serving import replicated, serve_many, valid_rows
+
+        B, I, O = (np.asarray(x).ravel() for x in (batch, input_len, output_len))
+        for i in np.flatnonzero(~valid_rows(B, I, O, mode))[:1]:  # refused: `serve`'s error
+            self.serve(batch=B[i].item(), input_len=I[i].item(), output_len=O[i].item(), mode=mode)
+        whole = B.astype(np.int64)
+        per = -(-whole // self.replicas)
+        kw = {"input_len": I, "output_len": O, "mode": mode, **self._kw()}
+        res = serve_many(self.model, self.instance, batch=per, profile=self.profile, **kw)
+        return replicated(res, batch=whole, per_replica=per, replicas=self.replicas)
 
 
 def _engine(engine: str | None) -> str:

@@ -24,17 +24,28 @@ a lower bound (no scheduling overhead, no queueing).
   several steps (a token budget smaller than the prompt) only takes longer. (Spreading the
   prompt evenly, `output_len / batch` steps, is not a bound: with one request in flight it
   would charge the whole of the previous request's decode to the next one's first token.)
+
+A scenario's passes (`serving_terms`) and the figures composed from them (`compose`) are kept
+apart, so that fitting a profile recomputes no pass. Many scenarios of one mode on one system
+are one engine call per pass (`serve_many`: batch and lengths as arrays; a static batch's
+decode contexts laid out once for all rows, `spans.Spans`); continuous batching's step
+(`roofline.mixed_step`) takes one load, so it is called once per distinct scenario.
+
+An engine other than the ideal comes in as a `Timing` (`calibrate.Profile` is one): the time of
+a pass and the range of its predictions. This module does not know how profiles are made.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .calibrate import Profile, get_profile, pass_time
+from .arrays import FloatArray
 from .catalog import get_model
 from .dtypes import get_dtype
 from .errors import InputError
@@ -42,137 +53,147 @@ from .hardware import Chip, System
 from .memory import memory_use
 from .model import ModelSpec
 from .parallel import CommModel, Parallelism
-from .roofline import (
-    BOUND_NAMES,
-    MAX_SIZE,
-    StepTime,
-    as_system,
-    decode_step,
-    mixed_step,
-    prefill,
-)
+from .roofline import MAX_SIZE, StepTime, as_system, decode_step, mixed_step, prefill
+from .serving_results import ServingColumns, ServingResult, Timing, join, replicated
+from .spans import MAX_STEPS_SAMPLED, Spans, contexts, size, stack
+from .speculative import SpeculativeResult, speculative_decode, tokens_per_verification
+from .units import GB, mega
 
 __all__ = [
     "MODES",
+    "ServingColumns",
     "ServingResult",
     "ServingTerms",
     "SpeculativeResult",
+    "Timing",
     "compose",
     "replicated",
     "serve",
+    "serve_many",
     "serving_terms",
     "speculative_decode",
     "tokens_per_verification",
+    "valid_rows",
 ]
 
 MODES = ("decode", "static", "continuous")
 PREFILL_CHUNK = 8192  # tokens per prefill pass when sizing activation memory (vLLM's default)
-
-
-@dataclass(frozen=True)
-class ServingResult:
-    """The output columns of the scenario contract for one scenario (SI units)."""
-
-    tpot_s: float
-    ttft_s: float
-    request_latency_s: float
-    output_tokens_per_s: float
-    output_tokens_per_s_per_chip: float
-    fits: bool
-    bound: str
-    t_compute_s: float
-    t_weights_s: float
-    t_kv_s: float
-    t_comm_s: float
-    usd_per_million_output_tokens: float | None
-    memory_per_chip_bytes: float
-    queue_delay_bound_s: float = 0.0
-    warnings: tuple[str, ...] = ()
-    # a calibrated prediction's range, as multipliers of its times (None for `ideal`)
-    time_range: tuple[float, float] | None = None
-    # the ideal engine's figures of the same scenario: a range never passes the lower bound
-    ideal: ServingResult | None = None
-
-    def as_dict(self) -> dict[str, float | bool | str | None]:
-        d = dict(self.__dict__)
-        d["warnings"] = "; ".join(self.warnings)
-        rng = d.pop("time_range")
-        ideal = d.pop("ideal")
-        if rng is not None:  # times scale with the range, throughputs inversely
-            lo, hi = rng
-            for k in ("tpot_s", "ttft_s", "request_latency_s"):
-                bound = 0.0 if ideal is None else getattr(ideal, k)
-                d[f"{k}_low"], d[f"{k}_high"] = max(d[k] * lo, bound), max(d[k] * hi, bound)
-            for k in ("output_tokens_per_s", "output_tokens_per_s_per_chip"):
-                top = float("inf") if ideal is None else getattr(ideal, k)
-                d[f"{k}_low"], d[f"{k}_high"] = min(d[k] / hi, top), min(d[k] / lo, top)
-        return d
-
-
-MAX_STEPS_SAMPLED = 4096  # longer generations are integrated from this many sampled contexts
-
-
-def _positive_int(value: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name} must be a positive integer, got {value!r}", field=name)
-    if value > MAX_SIZE:
-        raise InputError(f"{name} must be at most {MAX_SIZE:.0e}, got {value!r}", field=name)
-    return int(value)
-
-
-def _contexts(first: int, count: int) -> np.ndarray:
-    """The contexts first, first+1, ..., first+count−1; for very long generations an even
-    sample of them (the mean over the sample stands for the mean over all)."""
-    if count <= MAX_STEPS_SAMPLED:
-        return first + np.arange(count, dtype=np.float64)
-    return np.linspace(first, first + count - 1, MAX_STEPS_SAMPLED)
-
-
-def _terms(step: StepTime) -> tuple[float, float, float, float]:
-    """Mean over the steps of a request: compute, weights, KV, communication."""
-    return (
-        float(np.mean(step.t_compute)),
-        float(np.mean(step.t_weights)),
-        float(np.mean(step.t_kv)),
-        float(np.mean(step.t_comm)),
-    )
-
-
-def _bound(t_compute: float, t_memory: float, t_comm: float) -> str:
-    if t_comm > t_compute and t_comm > t_memory:
-        return BOUND_NAMES[2]
-    return BOUND_NAMES[0] if t_compute >= t_memory else BOUND_NAMES[1]
+POINTS_PER_CALL = 1 << 19  # decode contexts per engine call in `serve_many`: bounds its memory
 
 
 @dataclass(frozen=True)
 class ServingTerms:
-    """The ideal passes a scenario needs, before any profile is applied.
+    """The ideal passes of scenarios of one mode, before any engine is applied.
 
-    `step` is the representative decode pass (the decode step, the static batch's steps at
-    each context, or continuous batching's mixed step); `prefill` the batch's prefill (decode
-    and static modes); `first` continuous batching's step that carries a whole new prompt
-    (its TTFT) besides the steady load.
+    `step` is the representative decode pass over the points of `spans` (each scenario's mean
+    over its own points: the decode step; the static batch's steps at each context;
+    continuous batching's mixed step); `prefill` each scenario's prefill (decode and static
+    modes); `first` continuous batching's step that carries a whole new prompt (its TTFT)
+    besides the steady load, over the same points. `serving_terms` gives one scenario.
     """
 
     mode: str
-    batch: int
-    input_len: int
-    output_len: int
+    batch: FloatArray
+    input_len: FloatArray
+    output_len: FloatArray
     system: System
     step: StepTime
     prefill: StepTime | None
     first: StepTime | None
-    memory_per_chip_bytes: float
-    fits: bool
-    warnings: tuple[str, ...]
+    spans: Spans
+    memory_per_chip_bytes: FloatArray
+    fits: NDArray[np.bool_]
+    warnings: tuple[tuple[str, ...], ...]
 
 
-def _nonneg_int(value: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise InputError(f"{name} must be zero or a positive integer, got {value!r}", field=name)
-    if value > MAX_SIZE:
-        raise InputError(f"{name} must be at most {MAX_SIZE:.0e}, got {value!r}", field=name)
-    return int(value)
+def _check(batch: int, input_len: int, output_len: int, mode: str) -> tuple[int, int, int]:
+    B, I = size(batch, "batch"), size(input_len, "input_len")
+    if mode not in MODES:
+        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
+    # decode: a prompt scored, nothing generated (one step, latency = TTFT) is allowed
+    O = size(output_len, "output_len", zero=mode == "decode")
+    if I + O > MAX_SIZE:
+        raise InputError(
+            f"input_len + output_len must be at most {MAX_SIZE:.0e}, got {I + O:,}",
+            field="output_len",
+        )
+    return B, I, O
+
+
+def valid_rows(
+    batch: ArrayLike, input_len: ArrayLike, output_len: ArrayLike, mode: str
+) -> NDArray[np.bool_]:
+    """Which scenarios pass the checks of `serving_terms` (the others raise there)."""
+    B, I, O = (np.asarray(x, dtype=np.float64) for x in (batch, input_len, output_len))
+    whole = (B == np.floor(B)) & (I == np.floor(I)) & (O == np.floor(O))
+    least = 0 if mode == "decode" else 1
+    ok = whole & (B >= 1) & (B <= MAX_SIZE) & (I >= 1) & (O >= least) & (I + O <= MAX_SIZE)
+    return np.asarray(ok & (mode in MODES), dtype=bool)
+
+
+def _terms(
+    spec: ModelSpec,
+    system: System,
+    B: FloatArray,
+    I: FloatArray,
+    O: FloatArray,
+    mode: str,
+    kw: dict[str, Any],
+) -> ServingTerms:
+    """The passes of scenarios of one mode (one element a scenario, each already checked)."""
+    mem_kw = {k: kw[k] for k in ("weight_dtype", "kv_dtype", "parallel")}
+    pre = first = None
+    if mode == "continuous":
+        # one mixed step per distinct scenario: roofline.mixed_step takes one load
+        keys, inverse = np.unique(np.stack([B, I, O], axis=1), axis=0, return_inverse=True)
+        steady, firsts = [], []
+        for b, i, o in keys.tolist():
+            load = {"decode_batch": b, "decode_contexts": contexts(i, int(o)), "prefill_len": i}
+            steady.append(mixed_step(spec, system, prefill_seqs=b / o, **load, **kw))
+            # the first token: a step that carries a new request's whole prompt (in one dp
+            # group) besides the steady load, never fewer prompts than a steady step carries
+            firsts.append(
+                mixed_step(
+                    spec, system, prefill_seqs=max(1.0, b / o), whole_prefill=True, **load, **kw
+                )
+            )
+        step, first = stack(steady), stack(firsts)
+        spans = Spans.single(keys[:, 0], keys[:, 1], inverse.ravel())  # row -> its scenario
+        # in flight: B sequences spread over contexts I .. I+O-1 (their mean KV)
+        held = Spans.of(B, I, O)
+        mem = memory_use(spec, system, batch=held.batch, context_len=held.context, **mem_kw)
+        memory = held.mean(mem.total)
+        fits = memory <= mem.capacity
+    else:
+        pre = prefill(spec, system, batch=B, prompt_len=I, **kw)
+        # static: the O − 1 steps after the prefill's token, contexts I+1 .. I+O-1
+        steps = (mode == "static") & (O > 1)
+        spans = Spans.of(B, np.where(steps, I + 1, I), np.where(steps, O - 1, 1))
+        step = decode_step(spec, system, batch=spans.batch, context_len=spans.context, **kw)
+        # memory at the longest context the request reaches (decode prices O − 1 more);
+        # activations: engines prefill in chunks of a few thousand tokens per pass
+        chunk = np.maximum(1.0, np.minimum(I, PREFILL_CHUNK / B))
+        mem = memory_use(spec, system, batch=B, context_len=I + O, tokens_per_seq=chunk, **mem_kw)
+        memory = np.broadcast_to(mem.total, B.shape)
+        fits = np.broadcast_to(mem.fits, B.shape)
+    beyond = (I + O > spec.max_context) if spec.max_context else np.zeros(B.shape, dtype=bool)
+    warnings: list[tuple[str, ...]] = [()] * B.size
+    for r in np.flatnonzero(beyond | ~fits):
+        w = []
+        if beyond[r]:
+            w.append(
+                f"input_len + output_len = {int(I[r] + O[r]):,} is beyond the model's trained "
+                f"maximum context ({spec.max_context:,})"
+            )
+        if not fits[r]:
+            w.append(
+                f"does not fit: {memory[r] / GB:,.1f} GB per chip needed, "
+                f"{system.chip.memory_bytes / GB:,.1f} GB per chip available"
+            )
+        warnings[r] = tuple(w)
+    return ServingTerms(
+        mode, B, I, O, system, step, pre, first, spans, memory, fits, tuple(warnings)
+    )
 
 
 def serving_terms(
@@ -193,137 +214,70 @@ def serving_terms(
     """Compute the ideal passes of one scenario (see `serve`)."""
     spec = get_model(model)
     system = as_system(hardware, chips)
-    B = _positive_int(batch, "batch")
-    I = _positive_int(input_len, "input_len")
-    if mode not in MODES:
-        raise InputError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", field="mode")
-    if mode == "decode":  # a prompt scored, nothing generated: one step, latency = TTFT
-        O = _nonneg_int(output_len, "output_len")
-    else:
-        O = _positive_int(output_len, "output_len")
-    if I + O > MAX_SIZE:
-        raise InputError(
-            f"input_len + output_len must be at most {MAX_SIZE:.0e}, got {I + O:,}",
-            field="output_len",
-        )
+    B, I, O = _check(batch, input_len, output_len, mode)
     get_dtype(weight_dtype), get_dtype(kv_dtype)  # fail early on unknown types
-    kw: dict[str, Any] = {
-        "weight_dtype": weight_dtype,
-        "kv_dtype": kv_dtype,
-        "overlap": overlap,
-        "parallel": parallel,
-        "comm": comm,
-    }
-    mem_kw: dict[str, Any] = {
-        "weight_dtype": weight_dtype,
-        "kv_dtype": kv_dtype,
-        "parallel": parallel,
-    }
-    pre = first = None
-    if mode == "continuous":
-        contexts = _contexts(I, O)
-        step = mixed_step(
-            spec,
-            system,
-            decode_batch=B,
-            decode_contexts=contexts,
-            prefill_seqs=B / O,
-            prefill_len=I,
-            **kw,
-        )
-        # the first token: a step that carries a new request's whole prompt (in one dp
-        # group) besides the steady load, never fewer prompts than a steady step carries
-        first = mixed_step(
-            spec,
-            system,
-            decode_batch=B,
-            decode_contexts=contexts,
-            prefill_seqs=max(1.0, B / O),
-            prefill_len=I,
-            whole_prefill=True,
-            **kw,
-        )
-        # in flight: B sequences spread over contexts I .. I+O-1 (their mean KV)
-        mem = memory_use(spec, system, batch=B, context_len=contexts, **mem_kw)
-        memory = float(np.mean(mem.total))
-        fits = memory <= mem.capacity
-    else:
-        pre = prefill(spec, system, batch=B, prompt_len=I, **kw)
-        if mode == "decode" or O <= 1:
-            contexts = np.array([float(I)])
-        else:  # static: the O - 1 steps after the prefill's token, contexts I+1 .. I+O-1
-            contexts = _contexts(I + 1, O - 1)
-        step = decode_step(spec, system, batch=B, context_len=contexts, **kw)
-        peak = I + O  # the longest context the request reaches (decode prices O − 1 more)
-        # activations: engines prefill in chunks of a few thousand tokens per pass
-        chunk = max(1.0, min(float(I), PREFILL_CHUNK / B))
-        mem = memory_use(spec, system, batch=B, context_len=peak, tokens_per_seq=chunk, **mem_kw)
-        memory = float(mem.total.flat[0])
-        fits = bool(mem.fits.flat[0])
-    warnings = []
-    if spec.max_context and I + O > spec.max_context:
-        warnings.append(
-            f"input_len + output_len = {I + O:,} is beyond the model's trained maximum "
-            f"context ({spec.max_context:,})"
-        )
-    if not fits:
-        warnings.append(
-            f"does not fit: {memory / 1e9:,.1f} GB per chip needed, "
-            f"{system.chip.memory_bytes / 1e9:,.1f} GB per chip available"
-        )
-    return ServingTerms(
-        mode, B, I, O, system, step, pre, first, memory, bool(fits), tuple(warnings)
-    )
+    kw: dict[str, Any] = {"weight_dtype": weight_dtype, "kv_dtype": kv_dtype, "overlap": overlap}
+    kw.update(parallel=parallel, comm=comm)
+    B_, I_, O_ = (np.array([float(x)]) for x in (B, I, O))
+    return _terms(spec, system, B_, I_, O_, mode, kw)
 
 
-def compose(terms: ServingTerms, profile: Profile | None = None) -> ServingResult:
-    """The scenario's figures from its passes, each timed under `profile` (None: ideal)."""
-    B, O, system = terms.batch, terms.output_len, terms.system
-    step_t = pass_time(terms.step, profile)
-    priced = system.price_usd_per_s > 0
-    if terms.mode == "continuous":
-        assert terms.first is not None
-        t = float(np.mean(step_t))
-        tpot, ttft = t, float(np.mean(pass_time(terms.first, profile)))
-        latency = ttft + (O - 1) * t
-        tokens_per_s = B / t
-        queue = t  # the train schedule: a step departs every period; wait at most one
-        usd_token = system.price_usd_per_s * t / B if priced else None
+def _compose(terms: ServingTerms, timing: Timing | None) -> ServingColumns:
+    """The figures of each scenario from its passes, each timed under `timing` (None: ideal)."""
+
+    def time(step: StepTime, *, prefill: bool = False) -> FloatArray:
+        return step.t_step if timing is None else timing.pass_time(step, prefill=prefill)
+
+    B, O, system, spans = terms.batch, terms.output_len, terms.system, terms.spans
+    tpot = spans.mean(time(terms.step))
+    if terms.first is not None:
+        ttft = spans.mean(time(terms.first))
     else:
         assert terms.prefill is not None
-        ttft = float(pass_time(terms.prefill, profile, prefill=True).flat[0])
-        if terms.mode == "decode" or O <= 1:
-            tpot = float(step_t.flat[0])
-        else:
-            tpot = float(np.mean(step_t))
-        latency = ttft + max(O - 1, 0) * tpot
-        if terms.mode == "decode":
-            queue = tpot
-            tokens_per_s = B / tpot
-            usd_token = system.price_usd_per_s * tpot / B if priced else None
-        else:
-            queue = latency  # a request that just missed the batch waits for it to finish
-            tokens_per_s = B * O / latency
-            usd_token = system.price_usd_per_s * latency / (B * O) if priced else None
-    t_compute, t_weights, t_kv, t_comm = _terms(terms.step)
-    return ServingResult(
+        ttft = time(terms.prefill, prefill=True)
+    latency = ttft + np.maximum(O - 1, 0) * tpot
+    if terms.mode == "static":  # the batch finishes together: a request that just missed it
+        period, tokens = latency, B * O  # waits for it to finish
+    else:  # a token per step for each of the batch: a request waits at most one step
+        period, tokens = tpot, B
+    tokens_per_s = tokens / period
+    price = system.price_usd_per_s
+    s = terms.step
+    t_compute, t_weights = spans.mean(s.t_compute), spans.mean(s.t_weights)
+    t_kv, t_comm = spans.mean(s.t_kv), spans.mean(s.t_comm)
+    t_memory = t_weights + t_kv
+    bound = np.where(t_compute >= t_memory, 0, 1)
+    bound = np.where((t_comm > t_compute) & (t_comm > t_memory), 2, bound).astype(np.int8)
+    return ServingColumns(
         tpot_s=tpot,
         ttft_s=ttft,
         request_latency_s=latency,
         output_tokens_per_s=tokens_per_s,
         output_tokens_per_s_per_chip=tokens_per_s / system.n_chips,
         fits=terms.fits,
-        bound=_bound(t_compute, t_weights + t_kv, t_comm),
+        bound=bound,
         t_compute_s=t_compute,
         t_weights_s=t_weights,
         t_kv_s=t_kv,
         t_comm_s=t_comm,
-        usd_per_million_output_tokens=None if usd_token is None else usd_token * 1e6,
+        usd_per_million_output_tokens=price * period / tokens * mega if price > 0 else None,
         memory_per_chip_bytes=terms.memory_per_chip_bytes,
-        queue_delay_bound_s=queue,
+        queue_delay_bound_s=period,
         warnings=terms.warnings,
-        time_range=None if profile is None else (profile.low, profile.high),
+        time_range=None if timing is None else (timing.low, timing.high),
     )
+
+
+def compose(terms: ServingTerms, profile: Timing | None = None) -> ServingResult:
+    """The figures of one scenario (`serving_terms`) from its passes, each timed under
+    `profile` (None: ideal)."""
+    return _compose(terms, profile).row(0)
+
+
+def _served(terms: ServingTerms, profile: Timing | None) -> ServingColumns:
+    if profile is None:
+        return _compose(terms, None)
+    return dataclasses.replace(_compose(terms, profile), ideal=_compose(terms, None))
 
 
 def serve(
@@ -340,14 +294,14 @@ def serve(
     overlap: str = "full",
     parallel: Parallelism | None = None,
     comm: CommModel | None = None,
-    profile: Profile | str | None = None,
+    profile: Timing | None = None,
 ) -> ServingResult:
     """Predict one scenario of the contract (`mode` decode, static or continuous).
 
     `parallel` (tp, pp, ep over the chips) adds the communication of that split and its
     memory per chip; without it the model spreads evenly with no communication. `profile`
-    (a name from data/profiles.toml or a Profile) gives a calibrated prediction instead of the
-    ideal lower bound.
+    (a `Timing`, e.g. `calibrate.get_profile("vllm")`) gives a calibrated prediction, with the
+    ideal one beside it, instead of the ideal lower bound.
     """
     terms = serving_terms(
         model,
@@ -363,142 +317,48 @@ def serve(
         parallel=parallel,
         comm=comm,
     )
-    prof = profile if isinstance(profile, Profile) else get_profile(profile)
-    if prof is None:
-        return compose(terms, None)
-    return dataclasses.replace(compose(terms, prof), ideal=compose(terms, None))
+    return _served(terms, profile).row(0)
 
 
-def replicated(res: ServingResult, *, batch: int, per_replica: int, replicas: int) -> ServingResult:
-    """One instance's serving figures restated for `replicas` instances serving `batch`
-    sequences, ⌈batch / replicas⌉ on the busiest: times are the busiest instance's; tokens/s
-    count every sequence (exactly replicas × one instance's when the batch divides evenly);
-    $ per token pays for every chip."""
-    if replicas == 1:
-        return res
-    share = batch / per_replica  # sequences served per instance-worth of time
-    usd = res.usd_per_million_output_tokens
-    total = res.output_tokens_per_s * share
-    ideal = res.ideal
-    if ideal is not None:
-        ideal = replicated(ideal, batch=batch, per_replica=per_replica, replicas=replicas)
-    return dataclasses.replace(
-        res,
-        ideal=ideal,
-        output_tokens_per_s=total,
-        output_tokens_per_s_per_chip=res.output_tokens_per_s_per_chip * share / replicas,
-        usd_per_million_output_tokens=None if usd is None else usd * replicas / share,
-    )
-
-
-def tokens_per_verification(gamma: int, acceptance: float) -> float:
-    """Expected tokens one verification pass yields with `gamma` drafted tokens each accepted
-    with probability α (independently): (1 − α^(γ+1)) / (1 − α); γ + 1 when α = 1.
-
-    Epoch AI, "Inference economics of language models" (arXiv 2506.04645), after Leviathan et
-    al. 2023.
-    """
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or gamma < 1:
-        raise InputError(f"gamma must be a positive integer, got {gamma!r}", field="gamma")
-    a = float(acceptance)
-    if not 0.0 <= a <= 1.0:
-        raise InputError(f"acceptance must be in [0, 1], got {acceptance!r}", field="acceptance")
-    if a == 1.0:
-        return float(gamma + 1)
-    return (1.0 - a ** (gamma + 1)) / (1.0 - a)
-
-
-@dataclass(frozen=True)
-class SpeculativeResult:
-    """Speculative decoding (or multi-token prediction) at one batch and context, seconds."""
-
-    gamma: int
-    acceptance: float
-    tokens_per_verification: float
-    t_verify_s: float  # one pass of gamma + 1 tokens per sequence through the target model
-    t_draft_s: float  # gamma draft steps (a draft model, or MTP heads)
-    tpot_s: float  # (verify + draft) / tokens per verification
-    tpot_plain_s: float  # the same batch without speculation
-    speedup: float
-
-
-def _mtp_head(spec: ModelSpec) -> ModelSpec:
-    """A multi-token-prediction module: one more layer like the model's last, and the shared
-    embedding and LM head (DeepSeek-V3's MTP module; its small projection is left out)."""
-    last = spec.groups[-1]
-    return dataclasses.replace(
-        spec,
-        name=f"{spec.name} MTP module",
-        groups=(dataclasses.replace(last, count=1),),
-        params_vision=0,
-    )
-
-
-def speculative_decode(
+def serve_many(
     model: str | ModelSpec,
     hardware: str | Chip | System,
     chips: int = 1,
     *,
-    batch: int,
-    context_len: int,
-    gamma: int,
-    acceptance: float,
-    draft: str | ModelSpec | None = "mtp",
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-    comm: CommModel | None = None,
-) -> SpeculativeResult:
-    """Time per output token with `gamma` drafted tokens accepted with probability α.
-
-    The target model verifies all gamma + 1 positions of every sequence in one pass (a prefill
-    of gamma + 1 tokens after the context, logits at every position); the draft costs gamma
-    decode steps of `draft`: "mtp" (one extra layer of the target and its LM head), a catalog
-    model or ModelSpec (a separate draft model on the same chips), or None (free, an upper
-    bound on the gain).
+    batch: ArrayLike,
+    input_len: ArrayLike,
+    output_len: ArrayLike,
+    mode: str = "decode",
+    profile: Timing | None = None,
+    **kw: Any,
+) -> ServingColumns:
+    """`serve` for many scenarios of one mode at once: `batch`, `input_len` and `output_len`
+    are arrays of one element per scenario, and each pass is one engine call over all of them
+    (`kw`: weight_dtype, kv_dtype, overlap, parallel, comm, as for `serve`). The figures are
+    those `serve` gives scenario by scenario. A scenario `serve` would refuse raises its error.
     """
-    spec = get_model(model)
-    system = as_system(hardware, chips)
-    E = tokens_per_verification(gamma, acceptance)
-    B = _positive_int(batch, "batch")
-    S = _positive_int(context_len, "context_len")
-    kw: dict[str, Any] = {
-        "weight_dtype": weight_dtype,
-        "kv_dtype": kv_dtype,
-        "overlap": overlap,
-        "parallel": parallel,
-        "comm": comm,
-    }
-    pp = parallel.pp if parallel is not None else 1
-    # verification rides the decode pipeline: micro-batches of B / pp cross pp stages
-    verify = prefill(
-        spec,
-        system,
-        batch=-(-B // pp),
-        prompt_len=gamma + 1,
-        cached_len=S,
-        all_logits=True,
-        **kw,
-    )
-    plain = decode_step(spec, system, batch=B, context_len=S, **kw)
-    if draft is None:
-        t_draft = 0.0
-    else:
-        d = _mtp_head(spec) if draft == "mtp" else get_model(draft)
-        dkw = dict(kw, parallel=None) if d is not spec else kw
-        steps = decode_step(d, system, batch=B, context_len=S + np.arange(gamma), **dkw)
-        t_draft = float(np.sum(steps.t_step))
-    t_verify = float(verify.t_step[()]) * pp
-    tpot = (t_verify + t_draft) / E
-    t_plain = float(plain.t_step[()])
-    return SpeculativeResult(
-        gamma=int(gamma),
-        acceptance=float(acceptance),
-        tokens_per_verification=E,
-        t_verify_s=t_verify,
-        t_draft_s=t_draft,
-        tpot_s=tpot,
-        tpot_plain_s=t_plain,
-        speedup=t_plain / tpot,
-    )
+    spec, system = get_model(model), as_system(hardware, chips)
+    B, I, O = (np.asarray(x, dtype=np.float64).ravel() for x in (batch, input_len, output_len))
+    if B.size == 0 or not B.shape == I.shape == O.shape:
+        raise InputError(
+            "batch, input_len and output_len must be arrays of one size", field="batch"
+        )
+    ok = valid_rows(B, I, O, mode)
+    if not np.all(ok):  # the first refused scenario's own error
+        b, i, o = (float(x[np.flatnonzero(~ok)[0]]) for x in (B, I, O))
+        whole = [int(v) if v.is_integer() else v for v in (b, i, o)]
+        _check(whole[0], whole[1], whole[2], mode)  # type: ignore[arg-type]
+    kw = {"weight_dtype": "bf16", "kv_dtype": "bf16", "overlap": "full", **kw}
+    kw = {"parallel": None, "comm": None, **kw}
+    get_dtype(kw["weight_dtype"]), get_dtype(kw["kv_dtype"])
+    # rows in (batch, input_len) order, cut so that no call holds many more than
+    # POINTS_PER_CALL decode contexts: neighbours share their points, memory stays bounded
+    order = np.lexsort((I, B))
+    points = np.minimum(O if mode != "decode" else np.ones_like(O), MAX_STEPS_SAMPLED)[order]
+    call = (np.cumsum(points) - 1) // POINTS_PER_CALL
+    edges = [0, *(np.flatnonzero(np.diff(call)) + 1), B.size]
+    parts = []
+    for a, z in itertools.pairwise(edges):
+        rows = order[a:z]
+        parts.append(_served(_terms(spec, system, B[rows], I[rows], O[rows], mode, kw), profile))
+    return join(parts, np.argsort(order, kind="stable"))

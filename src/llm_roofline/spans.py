@@ -15,6 +15,7 @@ engine calls that take one load at a time; `size` checks one batch or length.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,21 +93,34 @@ class Spans:
             pb = np.concatenate([pb, np.repeat(b[sampled], MAX_STEPS_SAMPLED)])
         return cls(pb, pc, start, size)
 
-    def mean(self, values: ArrayLike) -> FloatArray:
-        """Each row's mean of `values` (one per point) over its own run."""
-        v = np.broadcast_to(np.asarray(values, dtype=np.float64), self.batch.shape)
+    @functools.cached_property
+    def _sums(self) -> tuple[IntArray, IntArray, IntArray] | None:
+        """How `mean` sums (None: every row is one point): the rows in order of their first
+        point, and reduceat's indices, whose even slots are the rows' runs (in that order the
+        odd slots between them are short)."""
         if np.all(self.size == 1):
-            return np.asarray(v[self.start], dtype=np.float64)
-        # reduceat sums [idx[k], idx[k+1]): the even slots are the rows' runs (sorted by start,
-        # so the odd slots between them are short); a trailing 0 keeps the last index in range
+            return None
         order = np.argsort(self.start, kind="stable")
         idx = np.empty(2 * order.size, dtype=np.intp)
         idx[0::2] = self.start[order]
         idx[1::2] = self.start[order] + self.size[order]
-        sums = np.add.reduceat(np.append(v, 0.0), idx)[0::2]
+        return order, idx, self.size[order]
+
+    def mean(self, values: ArrayLike) -> FloatArray:
+        """Each row's mean of `values` (one per point) over its own run."""
+        v = np.asarray(values, dtype=np.float64)
+        if v.shape != self.batch.shape:
+            v = np.broadcast_to(v, self.batch.shape)
+        if self._sums is None:
+            return np.asarray(v[self.start], dtype=np.float64)
+        order, idx, size = self._sums
+        sums = np.add.reduceat(np.concatenate((v, _END)), idx)[0::2]  # _END: the last index
         out = np.empty(order.size, dtype=np.float64)
-        out[order] = sums / self.size[order]
+        out[order] = sums / size
         return out
+
+
+_END = np.zeros(1)  # appended to the values, so that reduceat's last index is in range
 
 
 def _union(
