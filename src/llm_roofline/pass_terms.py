@@ -167,15 +167,33 @@ def make_plan(
 class Load:
     """What one pipeline stage's pass carries: `nd` decode sequences at context `S` and `npf`
     prompts of `T` tokens after `S0` cached, over the stage; `nd_g`, `npf_g` of them in the
-    busiest data-parallel group. `all_logits`: the LM head runs for every prompt token."""
+    busiest data-parallel group. `all_logits`: the LM head runs for every prompt token.
 
-    __slots__ = ("S", "S0", "T", "all_logits", "nd", "nd_g", "npf", "npf_g")
+    `per_seq`, when given, replaces S: a decode sequence's attention FLOPs and KV elements
+    read (`per_sequence`), e.g. their means over a spread of contexts."""
+
+    __slots__ = ("S", "S0", "T", "all_logits", "nd", "nd_g", "npf", "npf_g", "per_seq")
 
     def __init__(
-        self, nd: Num, S: Num, npf: Num, T: Num, S0: Num, nd_g: Num, npf_g: Num, all_logits: bool
+        self,
+        nd: Num,
+        S: Num,
+        npf: Num,
+        T: Num,
+        S0: Num,
+        nd_g: Num,
+        npf_g: Num,
+        all_logits: bool,
+        per_seq: tuple[Num, Num] | None = None,
     ) -> None:
         self.nd, self.S, self.npf, self.T, self.S0 = nd, S, npf, T, S0
         self.nd_g, self.npf_g, self.all_logits = nd_g, npf_g, all_logits
+        self.per_seq = per_seq
+
+    def decode_per_sequence(self, xp: Backend, p: Plan) -> tuple[Num, Num]:
+        if self.per_seq is None:  # computed once for the compute and the KV term
+            self.per_seq = per_sequence(xp, p, self.S)
+        return self.per_seq
 
     @property
     def tokens(self) -> Num:
@@ -184,6 +202,14 @@ class Load:
     @property
     def tokens_g(self) -> Num:
         return self.nd_g + self.npf_g * self.T
+
+
+def per_sequence(xp: Backend, p: Plan, S: Num) -> tuple[Num, Num]:
+    """One decode sequence at context S: its attention FLOPs and the KV elements it reads.
+    The only places a decode step depends on the context, and every term is linear in them:
+    so the mean of a term over a spread of contexts is the term at their means (continuous
+    batching averages a step over the contexts its sequences hold)."""
+    return decode_attention(xp, p.attention, S), kv_read(xp, p.kv, S)
 
 
 def compute_terms(xp: Backend, p: Plan, ld: Load) -> Terms:
@@ -196,7 +222,7 @@ def compute_terms(xp: Backend, p: Plan, ld: Load) -> Terms:
     t_attn_prefill: Num = 0.0
     if xp.any(ld.nd):  # decode tokens (skipped when there are none: a prefill pass)
         f_dec = p.dense2 * ld.nd_g / p.ptp + p.routed2 * ld.nd / p.stage_chips
-        a_dec = ld.nd_g * decode_attention(xp, p.attention, ld.S) / p.ptp
+        a_dec = ld.nd_g * ld.decode_per_sequence(xp, p)[0] / p.ptp
         t_matmul_dec, t_attn_dec = f_dec / p.flops, a_dec / p.flops_attn
     if xp.any(ld.npf):  # prompt tokens (none in a decode step)
         pre_tokens_g = ld.npf_g * ld.T
@@ -222,7 +248,7 @@ def kv_term(xp: Backend, p: Plan, ld: Load, share: bool) -> Num:
     """KV traffic of the busiest chip: decode reads each cache; a prefill reads its cached
     part and writes its new tokens. Over the pp stages' layers and min(tp, K) heads, or whole
     sequences per chip with `kv_batch_shard` (the fullest holds the ceiling when `share`)."""
-    per_seq_d = kv_read(xp, p.kv, ld.S) if xp.any(ld.nd) else 0.0
+    per_seq_d = ld.decode_per_sequence(xp, p)[1] if xp.any(ld.nd) else 0.0
     per_seq_p: Num = 0.0
     if xp.any(ld.npf):
         per_seq_p = kv_per_sequence(xp, p.kv, ld.S0) + ld.T * p.kv_per_token

@@ -25,10 +25,13 @@ costed under `CommModel.overlap` (by default the faster of one and two micro-bat
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TypeGuard
 
+import numpy as np
 from numpy.typing import ArrayLike
 
+from .arrays import FloatArray
 from .backend import ARRAY, SCALAR, Backend, Num
 from .balance import (
     as_system,
@@ -43,7 +46,7 @@ from .dtypes import get_dtype
 from .hardware import Chip, System
 from .model import ModelSpec
 from .parallel import CommModel, Parallelism
-from .pass_terms import Plan, make_plan
+from .pass_terms import Plan, make_plan, per_sequence
 from .schedule import run_pass
 from .steptime import (
     BOUND_NAMES,
@@ -293,10 +296,10 @@ def mixed_step(
     hardware: str | Chip | System,
     chips: int = 1,
     *,
-    decode_batch: float,
+    decode_batch: ArrayLike,
     decode_contexts: ArrayLike,
-    prefill_seqs: float,
-    prefill_len: float,
+    prefill_seqs: ArrayLike,
+    prefill_len: ArrayLike,
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     compute_dtype: str | None = None,
@@ -304,14 +307,21 @@ def mixed_step(
     parallel: Parallelism | None = None,
     comm: CommModel | None = None,
     whole_prefill: bool = False,
+    context_mean: Callable[[FloatArray], FloatArray] | None = None,
 ) -> StepTime:
     """One pass that decodes a token for each of `decode_batch` sequences and prefills
     `prefill_seqs` prompts of `prefill_len` tokens (chunked prefill riding on a decode step).
 
-    The decode sequences' contexts are spread over `decode_contexts` (their mean is taken);
-    one weight fetch serves every token of the pass. Returns a scalar StepTime whose
-    `tokens_per_pass` counts the decode tokens (the pass's output); its prefill share of the
-    compute is in `t_matmul_prefill` and `t_attn_prefill`.
+    The decode sequences' contexts are spread over `decode_contexts`: the pass holds the mean
+    of each term over them (`pass_terms.per_sequence`). One weight fetch serves every token
+    of the pass. Returns a StepTime whose `tokens_per_pass` counts the decode tokens (the
+    pass's output); its prefill share of the compute is in `t_matmul_prefill` and
+    `t_attn_prefill`.
+
+    Many such passes in one call: `context_mean` maps values at the points `decode_contexts`
+    to each pass's mean over its own contexts (e.g. `spans.Spans.mean`); `decode_batch`,
+    `prefill_seqs` and `prefill_len` then hold one value per pass (or one for all), and the
+    StepTime one element per pass. Without it the pass is one, scalar, over all the contexts.
     """
     key = _key(
         model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
@@ -319,23 +329,40 @@ def mixed_step(
     plan = _lookup(key)
     if plan is None:
         resolved = _resolve(model, hardware, chips, weight_dtype, kv_dtype, compute_dtype)
-    B = float(positive_array(decode_batch, "decode_batch"))
+    B: Num
+    P: Num
+    T: Num
     S = positive_array(decode_contexts, "decode_contexts")
-    P = float(nonneg_array(prefill_seqs, "prefill_seqs"))
-    T = float(positive_array(prefill_len, "prefill_len"))
+    if context_mean is None:
+        B = float(positive_array(decode_batch, "decode_batch"))
+        P = float(nonneg_array(prefill_seqs, "prefill_seqs"))
+        T = float(positive_array(prefill_len, "prefill_len"))
+        context_mean = _mean_of_all
+    else:
+        B = positive_array(decode_batch, "decode_batch")
+        P = nonneg_array(prefill_seqs, "prefill_seqs")
+        T = positive_array(prefill_len, "prefill_len")
     if plan is None:
         plan = _plan(key, resolved, overlap, parallel, comm, (model, hardware, parallel, comm))
+    attn, kv = per_sequence(ARRAY, plan, S)
+    means = (
+        context_mean(np.broadcast_to(attn, S.shape)),
+        context_mean(np.broadcast_to(kv, S.shape)),
+    )
     pp = plan.par.pp
     return run_pass(
         ARRAY,
         plan,
         decode_seqs=B / pp,
-        decode_context=S,
         prefill_seqs=P / pp,
         prefill_len=T,
         whole_sequences=False,
         whole_prefill=whole_prefill,
         in_flight=B,
         tokens_per_pass=1.0,
-        average=True,
+        per_seq=means,
     )
+
+
+def _mean_of_all(values: FloatArray) -> FloatArray:
+    return np.asarray(np.mean(values))

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .backend import Backend, Num
 from .hardware import System
 from .parallel import CommOverlap
@@ -38,7 +36,7 @@ def run_pass(
     whole_prefill: bool = False,
     in_flight: Num | None = None,
     tokens_per_pass: Num | None = None,
-    average: bool = False,
+    per_seq: tuple[Num, Num] | None = None,
 ) -> StepTime:
     """The terms of the busiest chip of one pipeline stage, times pp (decode), and its time.
 
@@ -51,8 +49,9 @@ def run_pass(
     then gives the busiest group at least one whole prompt (a new request's first step).
 
     One stage pass carries `decode_seqs` sequences decoding one token each at `decode_context`
-    and `prefill_seqs` prompts of `prefill_len` tokens after `cached_len` cached. `average`:
-    the decode contexts are a spread, and the pass takes the mean of each term over them.
+    and `prefill_seqs` prompts of `prefill_len` tokens after `cached_len` cached. `per_seq`:
+    a decode sequence's attention FLOPs and KV elements read, given instead of its context
+    (e.g. their means over the spread of contexts of a continuous batch; `Load`).
     """
     whole = whole_sequences and p.split
     dp = p.dp
@@ -62,13 +61,8 @@ def run_pass(
         nd_g, npf_g = xp.ceil(nd_g), xp.ceil(npf_g)
     elif whole_prefill:  # averaged load, but the busiest group holds one whole prompt at least
         npf_g = xp.where(npf_g > 0, xp.maximum(npf_g, 1.0), 0.0)
-    ld = Load(nd, decode_context, npf, prefill_len, cached_len, nd_g, npf_g, all_logits)
+    ld = Load(nd, decode_context, npf, prefill_len, cached_len, nd_g, npf_g, all_logits, per_seq)
     one, two, possible = pass_terms(xp, p, ld, whole=whole, share_kv=whole)
-    if average:  # the mean of each term over the spread of decode contexts
-        one = {k: np.asarray(np.mean(v)) for k, v in one.items()}
-        if two is not None:
-            two = {k: np.asarray(np.mean(v)) for k, v in two.items()}
-        possible = np.asarray(np.all(possible))
     seqs = nd + npf
     stages = p.par.pp if pipeline_fill else 1
     if in_flight is None:

@@ -28,8 +28,8 @@ a lower bound (no scheduling overhead, no queueing).
 A scenario's passes (`serving_terms`) and the figures composed from them (`compose`) are kept
 apart, so that fitting a profile recomputes no pass. Many scenarios of one mode on one system
 are one engine call per pass (`serve_many`: batch and lengths as arrays; a static batch's
-decode contexts laid out once for all rows, `spans.Spans`); continuous batching's step
-(`roofline.mixed_step`) takes one load, so it is called once per distinct scenario.
+decode contexts laid out once for all rows, `spans.Spans`; continuous batching's mixed steps,
+one per distinct scenario, in one `roofline.mixed_step` call over the scenarios' contexts).
 
 An engine other than the ideal comes in as a `Timing` (`calibrate.Profile` is one): the time of
 a pass and the range of its predictions. This module does not know how profiles are made.
@@ -55,7 +55,7 @@ from .model import ModelSpec
 from .parallel import CommModel, Parallelism
 from .roofline import MAX_SIZE, StepTime, as_system, decode_step, mixed_step, prefill
 from .serving_results import ServingColumns, ServingResult, Timing, join, replicated
-from .spans import MAX_STEPS_SAMPLED, Spans, contexts, size, stack
+from .spans import MAX_STEPS_SAMPLED, Spans, size
 from .speculative import SpeculativeResult, speculative_decode, tokens_per_verification
 from .units import GB, mega
 
@@ -144,20 +144,23 @@ def _terms(
     mem_kw = {k: kw[k] for k in ("weight_dtype", "kv_dtype", "parallel")}
     pre = first = None
     if mode == "continuous":
-        # one mixed step per distinct scenario: roofline.mixed_step takes one load
+        # one mixed step for every distinct scenario, each over its own contexts I .. I+O-1
+        # (points shared between scenarios: what depends on the context depends on it alone)
         keys, inverse = np.unique(np.stack([B, I, O], axis=1), axis=0, return_inverse=True)
-        steady, firsts = [], []
-        for b, i, o in keys.tolist():
-            load = {"decode_batch": b, "decode_contexts": contexts(i, int(o)), "prefill_len": i}
-            steady.append(mixed_step(spec, system, prefill_seqs=b / o, **load, **kw))
-            # the first token: a step that carries a new request's whole prompt (in one dp
-            # group) besides the steady load, never fewer prompts than a steady step carries
-            firsts.append(
-                mixed_step(
-                    spec, system, prefill_seqs=max(1.0, b / o), whole_prefill=True, **load, **kw
-                )
-            )
-        step, first = stack(steady), stack(firsts)
+        kb, ki, ko = keys[:, 0], keys[:, 1], keys[:, 2]
+        held_at = Spans.of(np.ones_like(kb), ki, ko)
+        load: dict[str, Any] = {
+            "decode_batch": kb,
+            "decode_contexts": held_at.context,
+            "prefill_len": ki,
+            "context_mean": held_at.mean,
+        }
+        step = mixed_step(spec, system, prefill_seqs=kb / ko, **load, **kw)
+        # the first token: a step that carries a new request's whole prompt (in one dp
+        # group) besides the steady load, never fewer prompts than a steady step carries
+        first = mixed_step(
+            spec, system, prefill_seqs=np.maximum(1.0, kb / ko), whole_prefill=True, **load, **kw
+        )
         spans = Spans.single(keys[:, 0], keys[:, 1], inverse.ravel())  # row -> its scenario
         # in flight: B sequences spread over contexts I .. I+O-1 (their mean KV)
         held = Spans.of(B, I, O)

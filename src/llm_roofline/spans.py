@@ -8,26 +8,22 @@ needs, each point once (rows with the same batch whose runs overlap or touch sha
 points), and `Spans.mean` takes each row's mean over its own run. A run longer than
 MAX_STEPS_SAMPLED contexts is sampled evenly (`contexts`), as one request alone is.
 
-`stack` joins scalar passes (one `StepTime` each) into one pass over their points, for the
-engine calls that take one load at a time; `size` checks one batch or length.
+`size` checks one batch or length.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .arrays import FloatArray
 from .errors import InputError
-from .roofline import MAX_SIZE, StepTime
+from .roofline import MAX_SIZE
 
-__all__ = ["MAX_STEPS_SAMPLED", "Spans", "contexts", "size", "stack"]
+__all__ = ["MAX_STEPS_SAMPLED", "Spans", "contexts", "size"]
 
 MAX_STEPS_SAMPLED = 4096  # longer generations are integrated from this many sampled contexts
 _SHIFT = np.int64(1) << 41  # above any context (≤ 1e12 < 2^40): keys one batch's runs apart
@@ -152,17 +148,3 @@ def _union(
     total = int(length.sum())
     context = np.repeat(run_first - offset, length) + np.arange(total)
     return np.repeat(bs[new_run], length), context.astype(np.float64)
-
-
-def stack(steps: Sequence[StepTime]) -> StepTime:
-    """Scalar passes (same system and schedule choice) as one pass over their points."""
-    first = steps[0]
-    arrays: dict[str, Any] = {
-        f.name: np.array([getattr(s, f.name) for s in steps])
-        for f in dataclasses.fields(StepTime)
-        if isinstance(getattr(first, f.name), np.ndarray)
-    }
-    single = None
-    if any(s.single is not None for s in steps):
-        single = stack([s.one_batch for s in steps])
-    return dataclasses.replace(first, **arrays, single=single)
