@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -82,22 +83,22 @@ class Deployment:
         """Chips of one replica."""
         return self.chips // self.replicas
 
-    @property
+    @cached_property  # one object per deployment: the engine caches its plan by identity
     def model(self) -> ModelSpec:
         """The model as served (query heads padded when `pad_heads`)."""
         return pad_heads(self.spec, self.tp) if self.pad_heads else self.spec
 
-    @property
+    @cached_property
     def parallel(self) -> Parallelism:
         """The split of one instance."""
         return Parallelism(self.instance_chips, self.tp, self.pp, self.ep)
 
-    @property
+    @cached_property
     def instance(self) -> System:
         """One replica's chips."""
         return System(self.chip, self.instance_chips)
 
-    @property
+    @cached_property
     def system(self) -> System:
         """All the deployment's chips (what is paid for)."""
         return System(self.chip, self.chips)
@@ -180,13 +181,8 @@ class Deployment:
     # ---- the engine, for the whole deployment --------------------------------------------
 
     def _kw(self) -> dict[str, Any]:
-        return {
-            "weight_dtype": self.weight_dtype,
-            "kv_dtype": self.kv_dtype,
-            "overlap": self.overlap,
-            "parallel": self.parallel,
-            "comm": self.comm,
-        }
+        keys = ("weight_dtype", "kv_dtype", "overlap", "parallel", "comm")
+        return {k: getattr(self, k) for k in keys}
 
     def per_replica(self, batch: ArrayLike) -> np.ndarray:
         """Sequences on the busiest replica: ⌈B / replicas⌉."""
