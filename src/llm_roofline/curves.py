@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .arrays import FloatArray
 from .cost import cost_terms
 from .deployment import Deployment
 from .roofline import StepTime, balance_batch
+from .units import mega
 
 __all__ = [
     "batch_axis",
@@ -38,7 +40,7 @@ def step_figures(dep: Deployment, step: StepTime) -> dict[str, np.ndarray]:
     t, lo, hi = dep.time(step)
     tokens = step.tokens
     price = dep.system.price_usd_per_s
-    usd = price * t / tokens * 1e6 if _priced(dep) else np.full(np.shape(t), np.nan)
+    usd = price * t / tokens * mega if _priced(dep) else np.full(np.shape(t), np.nan)
     return {
         "t_compute_s": np.asarray(step.t_compute),
         "t_weights_s": np.asarray(step.t_weights),
@@ -55,7 +57,7 @@ def step_figures(dep: Deployment, step: StepTime) -> dict[str, np.ndarray]:
     }
 
 
-def batch_axis(dep: Deployment, context_len: int, points: int = 200) -> tuple[np.ndarray, int]:
+def batch_axis(dep: Deployment, context_len: int, points: int = 200) -> tuple[FloatArray, int]:
     """Batches to draw (1 .. past the largest that fits and 2.5 B*) and the largest that fits."""
     fit = int(dep.max_batch(context_len))
     b_star = balance_batch(dep.model, dep.chip, weight_dtype=dep.weight_dtype)
@@ -104,7 +106,7 @@ def cost_vs_tokens_per_pass(dep: Deployment, tokens: ArrayLike) -> dict[str, Any
 
 def latency_cost_grid(
     dep: Deployment, context_len: int, max_chips: int | None = None
-) -> dict[str, np.ndarray]:
+) -> dict[str, FloatArray]:
     """Time per output token and $ per token over chip counts (powers of two up to the scale-up
     domain or 8, and the deployment's own) × batches (powers of two that fit and the largest),
     each chip count split by the deployment rule, timed under the deployment's engine."""

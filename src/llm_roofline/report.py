@@ -12,6 +12,7 @@ import numpy as np
 from .curves import step_figures
 from .deployment import Deployment
 from .roofline import balance_batch, positive_array
+from .units import GB
 
 __all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "fit_message", "sweep"]
 
@@ -69,9 +70,9 @@ def fit_message(dep: Deployment, context_len: int, batch: int = 1) -> str:
         return ""
     w, kv, act = (float(np.max(x)) for x in (mem.weights, mem.kv, mem.activations))
     return (
-        f"does not fit: weights {w / 1e9:,.1f} GB + KV {kv / 1e9:,.1f} GB + activations "
-        f"{act / 1e9:,.1f} GB = {(w + kv + act) / 1e9:,.1f} GB per chip > "
-        f"{mem.capacity / 1e9:,.1f} GB"
+        f"does not fit: weights {w / GB:,.1f} GB + KV {kv / GB:,.1f} GB + activations "
+        f"{act / GB:,.1f} GB = {(w + kv + act) / GB:,.1f} GB per chip > "
+        f"{mem.capacity / GB:,.1f} GB"
     )
 
 

@@ -1,0 +1,176 @@
+"""The step-time figures of a deployment: the decode step against batch (with the latency
+floor, B* and the memory limit marked) and against context at a fixed batch (with the
+compute- to memory-bound crossover and the balanced context marked)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..arrays import FloatArray
+from ..curves import batch_axis
+from ..roofline import StepTime, balanced_context
+from .canvas import MS, new_figure, set_title
+from .spec import PlotSpec
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["context_crossover", "fig_step_vs_batch", "fig_step_vs_context"]
+
+
+def _comm_line(ax: Any, x: FloatArray, step: StepTime) -> None:
+    """Communication between chips, when the split has any. With two micro-batches (where they
+    win) it hides under the other micro-batch's work, and the weights are read twice."""
+    if float(np.max(step.t_comm)) > 0:
+        label = "communication (serial; hidden where two micro-batches win)"
+        ax.plot(x, step.t_comm * MS, label=label, color="tab:gray", ls="-.")
+
+
+def _engine_step(ax: Any, p: PlotSpec, x: FloatArray, timed: tuple[Any, Any, Any]) -> None:
+    """The step under the deployment's engine (a calibrated profile), with its range."""
+    if p.dep.profile is None:
+        return
+    t, lo, hi = timed
+    ax.plot(x, t * MS, label=f"step, {p.dep.engine} engine", color="tab:purple", lw=1.8)
+    ax.fill_between(x, lo * MS, hi * MS, color="tab:purple", alpha=0.12, lw=0)
+
+
+def _terms(ax: Any, x: FloatArray, s: StepTime, *labels: str) -> None:
+    """The ideal terms of the step: compute, weight and KV fetch, memory (their sum)."""
+    compute, weights, memory = labels
+    ax.plot(x, s.t_compute * MS, label=compute, color="tab:blue")
+    ax.plot(x, s.t_weights * MS, label=weights, color="tab:orange", ls="--")
+    ax.plot(x, s.t_kv * MS, label="KV-cache fetch", color="tab:green", ls="--")
+    ax.plot(x, s.t_memory * MS, label=memory, color="tab:red")
+
+
+def fig_step_vs_batch(p: PlotSpec) -> Figure:
+    B, fit = batch_axis(p.dep, p.context_len, 400)
+    b_star = p.b_star()
+    s = p.dep.decode(B, p.context_len)
+    fig, ax = new_figure(8, 5)
+    _terms(
+        ax,
+        B,
+        s,
+        "compute (matmul + attention)",
+        "weight fetch (twice with two micro-batches)",
+        "memory = weights + KV",
+    )
+    _comm_line(ax, B, s)
+    ideal = f"step time, ideal ({p.overlap} overlap)"
+    ax.plot(B, s.t_step * MS, label=ideal, color="black", lw=3.5, alpha=0.6)
+    _engine_step(ax, p, B, p.dep.time(s))
+    floor = float(p.dep.decode(1, 1).t_weights.flat[0])
+    ax.axhline(floor * MS, color="grey", ls=":", lw=1)
+    ax.annotate(
+        f"latency floor {floor * MS:.3g} ms",
+        (B[-1], floor * MS),
+        ha="right",
+        va="bottom",
+        fontsize=9,
+        color="grey",
+    )
+    ax.axvline(b_star, color="purple", ls=":", lw=1)
+    top = ax.get_ylim()[1]
+    ax.annotate(
+        f" B* = {b_star:,.0f}",
+        (b_star, top * 0.5),
+        ha="left",
+        va="center",
+        fontsize=9,
+        color="purple",
+    )
+    if fit < B[-1]:
+        ax.axvspan(max(fit, 1), B[-1], color="grey", alpha=0.12, lw=0)
+        ax.annotate(
+            "does not fit in memory", (B[-1], top * 0.85), ha="right", fontsize=9, color="dimgrey"
+        )
+    ax.set_xlabel("batch B (sequences per decode step)")
+    ax.set_ylabel("time per decode step (ms)")
+    set_title(ax, f"Step time vs batch at context {p.context_len:,}\n{p.title}")
+    ax.set_xlim(0, B[-1])
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def _crossover(contexts: FloatArray, bound: Any) -> float | None:
+    flips = np.nonzero((bound[:-1] == 0) & (bound[1:] != 0))[0]
+    return float(contexts[flips[0] + 1]) if flips.size else None
+
+
+def context_crossover(p: PlotSpec, batch: int, contexts: FloatArray) -> float | None:
+    """The first context of `contexts` at which the step at `batch` turns memory-bound after
+    being compute-bound (None when it never does on the grid)."""
+    return _crossover(contexts, p.dep.decode(batch, contexts).bound)
+
+
+def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
+    # default: twice B*, so that short contexts are compute-bound and long ones memory-bound
+    b = batch or max(1, round(2 * p.b_star()))
+    top = max(p.model.max_context or 0, 131072)
+    S = np.geomspace(64, top, 400)
+    s = p.dep.decode(b, S)
+    timed = p.dep.time(s)
+    fits = p.dep.memory(b, S).fits
+    fig, ax = new_figure(8, 5)
+    _terms(ax, S, s, "compute", "weight fetch", "memory")
+    _comm_line(ax, S, s)
+    ax.plot(S, s.t_step * MS, label="step time, ideal", color="black", lw=3.5, alpha=0.6)
+    _engine_step(ax, p, S, timed)
+    lo = float(np.min(np.minimum(s.t_weights, s.t_compute)) * MS) * 0.5
+    hi = float(np.max(timed[2] * MS)) * 2.0
+    compute_bound = s.bound == 0
+    ax.fill_between(
+        S, lo, hi, where=compute_bound, color="tab:blue", alpha=0.07, lw=0, label="compute-bound"
+    )
+    ax.fill_between(
+        S, lo, hi, where=~compute_bound, color="tab:red", alpha=0.05, lw=0, label="memory-bound"
+    )
+    if not np.all(fits):
+        label = f"batch {b:,} does not fit in memory"
+        ax.fill_between(S, lo, hi, where=~fits, color="grey", alpha=0.18, lw=0, label=label)
+    cross = _crossover(S, s.bound)
+    if cross is not None:
+        ax.axvline(cross, color="purple", lw=1.2)
+        ax.annotate(
+            f" compute- to memory-bound\n at S ≈ {cross:,.0f}",
+            (cross, hi * 0.6),
+            fontsize=9,
+            color="purple",
+            ha="left",
+            va="top",
+        )
+    s_bal = balanced_context(p.model, p.dep.chip, kv_dtype=p.kv_dtype, weight_dtype=p.weight_dtype)
+    ax.axvline(s_bal, color="purple", ls=":", lw=1)
+    ax.annotate(
+        f" balanced context {s_bal:,.0f}: one sequence's\n KV fetch = its matmuls",
+        (s_bal, hi * 0.15),
+        fontsize=8,
+        color="purple",
+        ha="left",
+        va="top",
+    )
+    if p.model.max_context:
+        ax.axvline(p.model.max_context, color="grey", ls="--", lw=0.8)
+        ax.annotate(
+            "trained max context ",
+            (p.model.max_context, hi * 0.9),
+            fontsize=8,
+            color="grey",
+            ha="right",
+            va="top",
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("context length S (tokens in each sequence's KV cache)")
+    ax.set_ylabel("time per decode step (ms)")
+    set_title(ax, f"Step time vs context at batch {b:,} (2 × B*)\n{p.title}")
+    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
+    ax.grid(alpha=0.3, which="both")
+    return fig
