@@ -16,7 +16,7 @@ from llm_roofline.hardware import CHIP_CLASSES
 from llm_roofline.measure import MachineReport
 from llm_roofline.validate import hardware_class
 
-# Every hardware id the catalog must hold (the project's required list).
+# docs/catalog.md, "Ids other programs rely on": every hardware id the catalog must hold.
 REQUIRED = """a100-40gb a100-80gb h100-sxm h100-pcie h800 h200 b200 b300 gb200 gb300 rubin
 rubin-ultra mi250x mi300x mi325x mi355x tpu-v4 tpu-v5e tpu-v5p tpu-v6e tpu-v7 trn2 gaudi2 gaudi3
 l4 l40s rtx-3090 rtx-4090 rtx-5090 rtx-pro-6000 apple-m1-max apple-m2-ultra apple-m3-max

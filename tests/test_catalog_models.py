@@ -1,4 +1,4 @@
-"""The model catalog: every id of DESIGN.md, each from its config.json with provenance, and
+"""The model catalog: every id of docs/catalog.md, each from its config.json with provenance, and
 total parameters within 1% of the published count (one test per model, source beside it)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import llm_roofline as lr
 from llm_roofline.catalog import model_entry
 
-# DESIGN.md, "Contracts": every model id the catalog must hold.
+# docs/catalog.md, "Ids other programs rely on": every model id the catalog must hold.
 REQUIRED = """llama-2-7b llama-2-13b llama-2-70b llama-3-8b llama-3-70b llama-3.1-8b llama-3.1-70b
 llama-3.1-405b llama-3.3-70b llama-4-scout llama-4-maverick mistral-7b mixtral-8x7b mixtral-8x22b
 qwen2.5-7b qwen2.5-14b qwen2.5-32b qwen2.5-72b qwen3-8b qwen3-32b qwen3-30b-a3b qwen3-235b-a22b
@@ -222,3 +222,17 @@ def test_every_config_states_its_provenance(model_id: str) -> None:
         sources = entry.meta.get("config_field_sources", {})
         missing = [k for k in _flat_keys(entry.config) if not str(sources.get(k, "")).strip()]
         assert not missing, f"{model_id}: fields without a source: {missing}"
+
+
+def _documented_ids(kind: str) -> list[str]:
+    """The ids docs/catalog.md promises under "Ids other programs rely on" (`- Models: …`)."""
+    text = (Path(__file__).parent.parent / "docs" / "catalog.md").read_text(encoding="utf-8")
+    para = text.split(f"- {kind}: ", 1)[1].split("\n- ", 1)[0].split("\n\n", 1)[0]
+    return [x.strip() for x in para.replace("\n", " ").rstrip(". ").split(",")]
+
+
+def test_the_documented_ids_are_the_required_ones() -> None:
+    from .test_catalog_hardware import REQUIRED as REQUIRED_HARDWARE
+
+    assert _documented_ids("Models") == REQUIRED
+    assert _documented_ids("Hardware") == REQUIRED_HARDWARE

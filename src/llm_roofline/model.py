@@ -376,20 +376,3 @@ class ModelSpec:
             width = f.d_ff * max(f.top_k, 1) + f.d_shared
             widest = max(widest, width)
         return widest
-
-    def summary(self) -> dict[str, float | int | str | bool]:
-        """Key figures for listings."""
-        return {
-            "name": self.name,
-            "model_type": self.model_type,
-            "layers": self.n_layers,
-            "d_model": self.d_model,
-            "attention": self.attention.kind,
-            "heads": self.attention.n_heads,
-            "kv_heads": self.attention.n_kv_heads,
-            "head_dim": self.attention.head_dim,
-            "moe": self.is_moe,
-            "params_stored": self.params_stored,
-            "params_multiplied": self.params_multiplied,
-            "kv_elements_per_token": self.kv_elements_per_token,
-        }
