@@ -45,9 +45,11 @@ fmt: $(STAMP)
 	$(BIN)/ruff format src tests benchmarks
 	$(BIN)/ruff check --fix src tests benchmarks
 
-## bench: engine and start-up benchmarks (recorded in docs/performance.md)
+## bench: engine, bulk, command-line and start-up benchmarks (recorded in docs/performance.md)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sweep.py
+	$(BIN)/python benchmarks/predict_bulk.py
+	$(BIN)/python benchmarks/cli_time.py
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/optimize.py
 	$(BIN)/python benchmarks/web_load.py
