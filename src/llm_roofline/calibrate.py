@@ -39,6 +39,7 @@ import numpy as np
 from .arrays import FloatArray
 from .errors import ConfigError, UnknownIdError
 from .roofline import StepTime, _combine
+from .units import ms, us
 
 __all__ = [
     "IDEAL",
@@ -211,14 +212,14 @@ def nelder_mead(
 def _to_params(z: FloatArray) -> FloatArray:
     """Unconstrained z to parameters: efficiencies exp(−softplus) in (0, 1], overhead ≥ 0."""
     eff = np.exp(-np.logaddexp(0.0, z[:4]))  # (0, 1)
-    overhead = 1e-6 * np.exp(np.clip(z[4], -30, 15))  # 1e-19 .. 3 s
+    overhead = us * np.exp(np.clip(z[4], -30, 15))  # in microseconds: 1e-19 .. 3 s
     return np.concatenate([eff, [overhead]])
 
 
 def _from_params(p: FloatArray) -> FloatArray:
     eff = np.clip(p[:4], 1e-6, 1 - 1e-9)
     z_eff = np.log(np.expm1(-np.log(eff)))  # inverse of exp(-softplus)
-    return np.concatenate([z_eff, [math.log(max(p[4], 1e-18) / 1e-6)]])
+    return np.concatenate([z_eff, [math.log(max(p[4], 1e-18) / us)]])
 
 
 def fit_profile(
@@ -240,7 +241,7 @@ def fit_profile(
     """
     m = np.asarray(measured, dtype=np.float64)
     base = start or Profile(
-        name=name, flops_eff=0.5, prefill_eff=0.6, bw_eff=0.7, comm_eff=0.7, overhead_s=1e-3
+        name=name, flops_eff=0.5, prefill_eff=0.6, bw_eff=0.7, comm_eff=0.7, overhead_s=ms
     )
     fixed = fixed or {}
     free = [i for i, p in enumerate(PARAMETERS) if p not in fixed]

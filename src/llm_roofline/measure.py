@@ -290,8 +290,13 @@ def measure_machine(
         if device == "cuda"
         else (platform.processor() or platform.machine())
     )
+    # memory is not what is measured here: a size no decode grid reaches (1 PB)
     chip = Chip(
-        id="measured", name=name, peak_flops={dtype: flops}, memory_bytes=1e15, memory_bw=bandwidth
+        id="measured",
+        name=name,
+        peak_flops={dtype: flops},
+        memory_bytes=units.PB,
+        memory_bw=bandwidth,
     )
     points = []
     grid = [(bb, s) for bb in batches for s in contexts]

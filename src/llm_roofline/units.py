@@ -20,6 +20,7 @@ KB = kilo
 MB = mega
 GB = giga
 TB = tera
+PB = peta
 GiB = gibi
 TiB = tebi
 
