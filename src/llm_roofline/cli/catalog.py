@@ -91,6 +91,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
                 "id": hid,
                 "name": c.name,
                 "vendor": c.vendor,
+                "class": c.chip_class,
                 "status": c.status,
                 "peak_flops": {k: v for k, v in c.peak_flops.items()},
                 "memory_bytes": c.memory_bytes,
@@ -109,6 +110,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         return 0
     headers = [
         "id",
+        "class",
         "16-bit TFLOP/s",
         "memory GB",
         "TB/s",
@@ -128,6 +130,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         table.append(
             [
                 r["id"],
+                r["class"],
                 f"{c.flops(c.compute_dtype_for('bf16')) / units.tera:,.0f}",
                 f"{r['memory_bytes'] / units.GB:.0f}",
                 f"{r['memory_bandwidth_bytes_per_s'] / units.TB:.2f}",
@@ -140,7 +143,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         )
         if args.sources:
             for key, src in sorted(r["sources"].items()):
-                table.append(["", "", "", "", "", "", "", key, src])
+                table.append(["", "", "", "", "", "", "", "", key, src])
     print_table(f"{len(rows)} chips", headers, table)
     return 0
 
