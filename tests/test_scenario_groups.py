@@ -194,3 +194,67 @@ def test_spans_take_each_rows_mean_over_its_own_contexts() -> None:
         ctx = contexts(float(first[r]), int(count[r]))
         want = np.mean(batch[r] * 1000 + ctx**1.5)
         assert spans.mean(values)[r] == pytest.approx(want, rel=1e-13)
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[str]], tail: str = "") -> None:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+        fh.write(tail)
+
+
+@pytest.mark.parametrize("settings", [None, {"overlap": "per-op", "price_usd_per_hour": 3.5}])
+def test_the_columnar_file_path_writes_the_per_row_paths_file(
+    tmp_path: Path, settings: dict[str, object] | None
+) -> None:
+    """`predict --scenarios` reads, predicts and writes by column (`scenario_columns`). The
+    expected file is the one the per-row path writes (`read_scenarios`, `predict_rows`,
+    `write_results`): on purpose, since what is checked is that the two paths agree, byte for
+    byte, with the same errors in the same order, on mixed rows with bad ones among them."""
+    from llm_roofline.scenario_columns import predict_file
+
+    rows = [[r[c] for c in INPUT_COLUMNS] for _, r in _rows(400, seed=17)]
+    good = rows[1]
+
+    def bad(**cells: str) -> list[str]:
+        return [cells.get(c, v) for c, v in zip(INPUT_COLUMNS, good, strict=True)]
+
+    rows += [
+        bad(batch=""),  # an empty required cell
+        bad(output_len=""),  # empty: 0 in decode mode, an error in the others
+        bad(input_len="many"),  # not a number
+        bad(batch=" 12 ", input_len="0100", output_len="1e1"),  # unusual but valid lengths
+        bad(batch="\u0663"),  # a digit, not ASCII
+        bad(input_len="9" * 30),  # too many digits
+        bad(model="llama-9"),  # unknown model
+        bad(model='llama "3", 8b'),  # quotes and a comma: the error cell is quoted
+        bad(tp="3", chips="8"),  # a split that cannot work
+        bad(pad_heads="maybe"),
+        bad(engine="IDEAL"),
+        [""] * len(INPUT_COLUMNS),  # a row of empty cells: a blank line
+        good[:9],  # a short row
+        [*good, "surplus"],  # a cell beyond the header
+        [*good, "  "],  # an empty one beyond it
+    ]
+    src, want, got = tmp_path / "in.csv", tmp_path / "want.csv", tmp_path / "got.csv"
+    _write_csv(src, list(INPUT_COLUMNS), rows, tail="\r\n\n" + ",".join(good) + "\n")
+    results = predict_rows(read_scenarios(src), settings=settings)
+    write_results(results, want)
+    n, errors = predict_file(src, got, settings)
+    assert got.read_bytes() == want.read_bytes()
+    assert n == len(results) == len(rows)  # less the blank row, plus the last line
+    assert [str(e) for e in errors] == [str(r.error) for r in results if r.error]
+    assert len(errors) > 20 and any("more cell(s) than the header" in str(e) for e in errors)
+
+    # a header only; a short header with a trailing comma, columns in another order
+    _write_csv(src, list(INPUT_COLUMNS), [])
+    assert predict_file(src, got) == (0, [])
+    write_results([], want)
+    assert got.read_bytes() == want.read_bytes()
+    header = ["mode", "model", "hardware", "chips", "weight_dtype", "batch", "input_len", ""]
+    short = [["decode", "qwen3-8b", "l40s", "1", "bf16", "4", "512", ""]]
+    short += [["static", "qwen3-8b", "l40s", "1", "bf16", "4", "512", "x"], ["decode", "qwen3-8b"]]
+    _write_csv(src, header, short)
+    write_results(predict_rows(read_scenarios(src)), want)
+    assert predict_file(src, got)[0] == 3 and got.read_bytes() == want.read_bytes()

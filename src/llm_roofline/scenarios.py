@@ -12,7 +12,8 @@ predicted and written. Times are computed even when `fits` is false.
 
 `predict_rows` builds each deployment once and times all its rows of one mode together
 (`Deployment.serve_many`: each pass one engine call over arrays of batch and lengths); the
-results, errors and warnings are those of `predict_one`, row by row.
+results, errors and warnings are those of `predict_one`, row by row. `predict --scenarios`
+reads, predicts and writes a file by column instead (`scenario_columns`): the same bytes.
 """
 
 from __future__ import annotations
@@ -222,15 +223,8 @@ def _serve_one(dep: Deployment, result: ScenarioResult) -> None:
     result.warning = "; ".join(res.warnings)
 
 
-def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
-    """Rows of a scenario CSV with the line each starts on.
-
-    The header must name every required column once and nothing else (empty names from a
-    trailing comma are ignored). A row with more cells than the header keeps its line number
-    and is reported as an error by `predict_one`.
-    """
-    from .errors import InputError
-
+def open_scenarios(path: str | Path) -> tuple[Any, list[str]]:
+    """A csv reader past the header of a scenario CSV, and the header (`read_scenarios`)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")
@@ -262,6 +256,17 @@ def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
             f"{p}: unknown column(s) {', '.join(unknown)}; allowed: {', '.join(INPUT_COLUMNS)}",
             field=unknown[0],
         )
+    return reader, header
+
+
+def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
+    """Rows of a scenario CSV with the line each starts on.
+
+    The header must name every required column once and nothing else (empty names from a
+    trailing comma are ignored). A row with more cells than the header keeps its line number
+    and is reported as an error by `predict_one`.
+    """
+    reader, header = open_scenarios(path)
     rows = []
     start = reader.line_num + 1
     for cells in reader:
@@ -296,20 +301,23 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def _cells(values: list[Any]) -> list[str]:
-    """`_cell` of each value, the common types first (a CSV of 10^5 rows has 10^6 cells)."""
-    return [
-        v if (t := type(v)) is str else repr(v) if t is float else str(v) if t is int else _cell(v)
-        for v in values
-    ]
+def _column(values: list[Any]) -> list[Any]:
+    """A column as the csv module writes it: it writes None as "", a float as its repr and an
+    int or str as is, in C; only booleans (and anything unusual) are converted here. (A CSV of
+    10^5 rows has 4·10^6 cells: converting each in Python cost as much as the engine.)"""
+    kinds = set(map(type, values))
+    if kinds <= {float, int, str, type(None)}:
+        return values
+    return [_cell(v) for v in values]
 
 
 def write_results(results: Iterable[ScenarioResult], path: str | Path) -> int:
     """Write the output CSV; returns the number of rows written."""
     rs = list(results)
-    columns = [_cells([r.inputs.get(c) for r in rs]) for c in INPUT_COLUMNS]
-    columns += [_cells([r.outputs.get(c) for r in rs]) for c in OUTPUT_COLUMNS]
-    columns += [_cells([r.extra.get(c) for r in rs]) for c in RANGE_COLUMNS]
+    inputs, outputs, extra = [r.inputs for r in rs], [r.outputs for r in rs], [r.extra for r in rs]
+    columns = [_column([d.get(c) for d in inputs]) for c in INPUT_COLUMNS]
+    columns += [_column([d.get(c) for d in outputs]) for c in OUTPUT_COLUMNS]
+    columns += [_column([d.get(c) for d in extra]) for c in RANGE_COLUMNS]
     columns.append([str(r.error) if r.error else "" for r in rs])
     columns.append([r.warning for r in rs])
     with Path(path).open("w", newline="", encoding="utf-8") as fh:

@@ -27,23 +27,17 @@ def _settings(args: argparse.Namespace) -> dict[str, object]:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..scenarios import (
-        INPUT_COLUMNS,
-        OUTPUT_COLUMNS,
-        predict_one,
-        predict_rows,
-        read_scenarios,
-        write_results,
-    )
+    from ..scenarios import INPUT_COLUMNS, OUTPUT_COLUMNS, predict_one
 
     if args.scenarios:
+        from ..scenario_columns import predict_file
+
         if not args.out:
             raise InputError("--scenarios needs --out OUT.csv", field="out")
-        results = predict_rows(read_scenarios(args.scenarios), settings=_settings(args))
-        n = write_results(results, args.out)
-        bad = [r for r in results if r.error]
-        for r in bad:
-            print(f"llm-roofline: error: {args.scenarios}: {r.error}", file=sys.stderr)
+        # by column (scenario_columns): the file `write_results(predict_rows(...))` writes
+        n, bad = predict_file(args.scenarios, args.out, settings=_settings(args))
+        for err in bad:
+            print(f"llm-roofline: error: {args.scenarios}: {err}", file=sys.stderr)
         print(
             f"wrote {n} rows ({n - len(bad)} predicted, {len(bad)} with errors) to {args.out}",
             file=sys.stderr,
