@@ -118,3 +118,40 @@ def test_many_mixed_steps_equal_one_at_a_time() -> None:
             np.testing.assert_allclose(
                 getattr(many, name)[k], getattr(one, name), rtol=1e-12, err_msg=name
             )
+
+
+def test_the_plan_cache_never_skips_a_check() -> None:
+    """A cached plan is keyed by the chip count with its type: 2.0 and True equal 2 and 1 as
+    dict keys, and must still be refused after 2 and 1 were used."""
+    lr.decode_step("llama-3.1-8b", "h100-sxm", chips=2, batch=8.0, context_len=100.0)
+    lr.decode_step("llama-3.1-8b", "h100-sxm", chips=1, batch=8.0, context_len=100.0)
+    for bad in (2.0, True):
+        with pytest.raises(lr.InputError, match="chips"):
+            lr.decode_step("llama-3.1-8b", "h100-sxm", chips=bad, batch=8.0, context_len=100.0)  # type: ignore[arg-type]
+
+
+def test_a_chip_cannot_change_under_a_cached_plan() -> None:
+    """A Chip's peaks are a read-only copy: the engine caches what it derives from a chip by
+    identity, so a peak changed in place would otherwise be silently ignored."""
+    peaks = {"bf16": 1e15}
+    chip = lr.Chip(id="c", name="c", peak_flops=peaks, memory_bytes=80e9, memory_bw=1e12)
+    before = float(lr.decode_step("llama-3.1-8b", chip, batch=64.0, context_len=1.0).t_matmul)
+    peaks["bf16"] = 1e14  # the caller's dict: not the chip's
+    with pytest.raises(TypeError):
+        chip.peak_flops["bf16"] = 1e14  # type: ignore[index]
+    after = float(lr.decode_step("llama-3.1-8b", chip, batch=64.0, context_len=1.0).t_matmul)
+    assert after == before
+
+
+def test_one_mixed_step_takes_one_batch() -> None:
+    from llm_roofline.roofline import mixed_step
+
+    with pytest.raises(lr.InputError, match="decode_batch"):
+        mixed_step(
+            "llama-3.1-8b",
+            "h100-sxm",
+            decode_batch=[8, 16],
+            decode_contexts=[100.0, 200.0],
+            prefill_seqs=0.0,
+            prefill_len=1.0,
+        )

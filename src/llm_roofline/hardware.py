@@ -14,6 +14,7 @@ import math
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, Literal, cast, get_args
 
 from . import units
@@ -212,6 +213,9 @@ class Chip:
     notes: str = ""
 
     def __post_init__(self) -> None:
+        # read-only copies: the engine caches what it derives from a chip, by identity
+        object.__setattr__(self, "peak_flops", MappingProxyType(dict(self.peak_flops)))
+        object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))
         if self.kind not in KINDS:
             raise InputError(
                 f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}", field="kind"

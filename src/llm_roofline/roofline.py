@@ -43,6 +43,7 @@ from .balance import (
 )
 from .catalog import get_model
 from .dtypes import get_dtype
+from .errors import InputError
 from .hardware import Chip, System
 from .model import ModelSpec
 from .parallel import CommModel, Parallelism
@@ -97,11 +98,12 @@ def _key(
     comm: object,
 ) -> tuple[object, ...]:
     """A call's plan in the cache: strings (catalog ids, types) by value, objects by identity
-    (the plan keeps them alive, so an id names one object while the entry lives)."""
+    (the plan keeps them alive, so an id names one object while the entry lives). The chip
+    count with its type: 2.0 and True equal 2 and 1 as keys, and must meet the check."""
     return (
         model if model.__class__ is str else id(model),
         hardware if hardware.__class__ is str else id(hardware),
-        chips,
+        chips if chips.__class__ is int else (chips.__class__, chips),
         weight_dtype,
         kv_dtype,
         compute_dtype,
@@ -334,6 +336,11 @@ def mixed_step(
     T: Num
     S = positive_array(decode_contexts, "decode_contexts")
     if context_mean is None:
+        if np.size(decode_batch) != 1:
+            raise InputError(
+                "decode_batch must be one number unless context_mean is given (many passes)",
+                field="decode_batch",
+            )
         B = float(positive_array(decode_batch, "decode_batch"))
         P = float(nonneg_array(prefill_seqs, "prefill_seqs"))
         T = float(positive_array(prefill_len, "prefill_len"))
