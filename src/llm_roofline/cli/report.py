@@ -120,12 +120,13 @@ def _write_figures(cases: list[tuple[argparse.Namespace, Deployment]], out: Path
         prefix = f"{name}_{dep.chip.id}_x{dep.chips}_"
         todo, paths = figure_jobs(dep, out, context_len=args.context, prefix=prefix)
         jobs += todo
-        written.append((dep, paths))
+        written.append((name, dep, paths))
     run_split(jobs, available_cores())
-    for dep, paths in written:
+    for name, dep, paths in written:
         priced = dep.chip.price_usd_per_s > 0
         note = "" if priced else " (no price: cost figures skipped, use --price)"
-        print(f"wrote {len(paths)} figure files to {out}/{note}", file=sys.stderr)
+        what = f"{name} on {dep.chips} × {dep.chip.id}"
+        print(f"wrote {len(paths)} figure files of {what} to {out}/{note}", file=sys.stderr)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
