@@ -168,6 +168,31 @@ def _plan(
     return plan
 
 
+def _planner(
+    model: str | ModelSpec,
+    hardware: str | Chip | System,
+    chips: int,
+    weight_dtype: str,
+    kv_dtype: str,
+    compute_dtype: str | None,
+    overlap: str,
+    parallel: Parallelism | None,
+    comm: CommModel | None,
+) -> Callable[[], Plan]:
+    """The call's plan, in two steps so that errors keep their order: the model, hardware and
+    types are checked now (unless cached), the overlap and the split when the returned
+    function is called, after the entry point has checked its per-point inputs."""
+    key = _key(
+        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
+    )
+    plan = _lookup(key)
+    if plan is not None:
+        return lambda: plan
+    resolved = _resolve(model, hardware, chips, weight_dtype, kv_dtype, compute_dtype)
+    keep = (model, hardware, parallel, comm)
+    return lambda: _plan(key, resolved, overlap, parallel, comm, keep)
+
+
 def _size(v: object) -> TypeGuard[float]:
     """A plain Python number `positive_array` accepts: in (0, MAX_SIZE] (NaN and inf fail)."""
     return isinstance(v, (int, float)) and 0 < v <= MAX_SIZE
@@ -207,12 +232,9 @@ def decode_step(
     >>> s.t_step.shape
     (2,)
     """
-    key = _key(
+    plan_of = _planner(
         model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
     )
-    plan = _lookup(key)
-    if plan is None:
-        resolved = _resolve(model, hardware, chips, weight_dtype, kv_dtype, compute_dtype)
     xp: Backend
     B: Num
     S: Num
@@ -221,8 +243,7 @@ def decode_step(
     else:
         xp, B, S = ARRAY, positive_array(batch, "batch"), positive_array(context_len, "context_len")
         _grid(B, S, names=("batch", "context_len"))
-    if plan is None:
-        plan = _plan(key, resolved, overlap, parallel, comm, (model, hardware, parallel, comm))
+    plan = plan_of()
     return run_pass(
         xp,
         plan,
@@ -262,12 +283,9 @@ def prefill(
     Memory: weights once (MoE: experts touched by all B·T tokens), the cached KV read once,
     and the new tokens' KV written once.
     """
-    key = _key(
+    plan_of = _planner(
         model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
     )
-    plan = _lookup(key)
-    if plan is None:
-        resolved = _resolve(model, hardware, chips, weight_dtype, kv_dtype, compute_dtype)
     xp: Backend
     B: Num
     T: Num
@@ -278,8 +296,7 @@ def prefill(
         xp, B, T = ARRAY, positive_array(batch, "batch"), positive_array(prompt_len, "prompt_len")
         S0 = nonneg_array(cached_len, "cached_len")
         _grid(B, T, S0, names=("batch", "prompt_len", "cached_len"))
-    if plan is None:
-        plan = _plan(key, resolved, overlap, parallel, comm, (model, hardware, parallel, comm))
+    plan = plan_of()
     return run_pass(
         xp,
         plan,
@@ -325,12 +342,9 @@ def mixed_step(
     `prefill_seqs` and `prefill_len` then hold one value per pass (or one for all), and the
     StepTime one element per pass. Without it the pass is one, scalar, over all the contexts.
     """
-    key = _key(
+    plan_of = _planner(
         model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
     )
-    plan = _lookup(key)
-    if plan is None:
-        resolved = _resolve(model, hardware, chips, weight_dtype, kv_dtype, compute_dtype)
     B: Num
     P: Num
     T: Num
@@ -349,8 +363,7 @@ def mixed_step(
         B = positive_array(decode_batch, "decode_batch")
         P = nonneg_array(prefill_seqs, "prefill_seqs")
         T = positive_array(prefill_len, "prefill_len")
-    if plan is None:
-        plan = _plan(key, resolved, overlap, parallel, comm, (model, hardware, parallel, comm))
+    plan = plan_of()
     attn, kv = per_sequence(ARRAY, plan, S)
     means = (
         context_mean(np.broadcast_to(attn, S.shape)),
