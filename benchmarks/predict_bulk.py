@@ -5,16 +5,17 @@ What it measures: a seeded scenario CSV of 100,000 rows is written to a temporar
 Timed, median of 3 runs each: the path the command line takes (`scenario_columns.predict_file`:
 read, predict and write by column), predict + write alone (`predict_table` + `write`, the table
 read beforehand), the row-object path of the library (`predict_rows` + `write_results` on rows
-read by `read_scenarios`, what `predict --scenarios` did before issue 13's columnar path; its
-file must be byte for byte the columnar one), and the command end to end (`llm-roofline
-predict --scenarios IN --out OUT` in a subprocess: Python start-up, imports, read, predict,
-write). Rows: six deployments (dense and MoE, MLA, one to 72 chips, replicas and a pipeline
-split, the ideal engine and calibrated profiles), the three modes of `serving.MODES` in equal
-shares, batch a power of two from 1 to 256, input_len log-uniform 64..32,768 and output_len
-log-uniform 1..2,048 tokens (random whole numbers, so few rows repeat a scenario). Each mode's
-rows are also predicted alone (one run) to show where the time goes. Baseline: the per-row path
-(`predict_one` row by row, then `write_results`) on the first 1,000 rows, scaled to 100,000;
-the columnar figures of those rows are checked against it (largest relative difference).
+read by `read_scenarios`: the same columnar core, each row's result a `ScenarioResult`, written
+by the csv module; its file must be byte for byte the columnar one), and the command end to end
+(`llm-roofline predict --scenarios IN --out OUT` in a subprocess: Python start-up, imports,
+read, predict, write). Rows: six deployments (dense and MoE, MLA, one to 72 chips, replicas and
+a pipeline split, the ideal engine and calibrated profiles), the three modes of `serving.MODES`
+in equal shares, batch a power of two from 1 to 256, input_len log-uniform 64..32,768 and
+output_len log-uniform 1..2,048 tokens (random whole numbers, so few rows repeat a scenario).
+Each mode's rows are also predicted alone (one run) to show where the time goes. Baseline: the
+per-row path (`predict_one` row by row, then `write_results`) on the first 1,000 rows, scaled to
+100,000; the columnar figures of those rows are checked against it (largest relative
+difference).
 
 Target (issue 13): 100,000 rows predicted and written in at most 3 s (aim: 2.5 s), the command
 end to end in at most 3 s. The last line printed is one machine-readable JSON record.

@@ -1,7 +1,8 @@
-"""`predict_rows` times the rows of one deployment and mode together (`scenario_groups`,
-`Deployment.serve_many`, `spans.Spans`); these tests check that it gives what `predict_one`
-gives row by row. The expected values come from the per-row path on purpose: what is checked
-is that the two paths agree, for every output and range column, error and warning."""
+"""`predict_rows` times the rows of one deployment and mode together (by column,
+`scenario_columns`; `Deployment.serve_many`, `spans.Spans`); these tests check that it gives
+what `predict_one` gives row by row. The expected values come from the per-row path on purpose:
+what is checked is that the two paths agree, for every output and range column, error and
+warning."""
 
 from __future__ import annotations
 
@@ -167,6 +168,34 @@ def test_grouped_path_equals_the_per_row_path_with_settings_and_through_csv(
                 assert math.isclose(float(g[k]), float(v), rel_tol=1e-9), k
             else:
                 assert g[k] == v, k
+
+
+def test_rows_from_python_with_cells_that_are_not_text() -> None:
+    """Rows given from Python may hold numbers, booleans, None, numpy scalars, a list or a str
+    subclass: each such row is checked alone (`_normalise`, as `predict_one` does), so `True`
+    is not taken for the chips of a row that gave 1, nor 8.0 for "8.0"."""
+
+    class Text(str):
+        pass
+
+    good = {c: v for c, v in _rows(1, seed=3)[0][1].items() if v}
+    cells = [
+        {"chips": 1, "batch": 4, "input_len": 512},
+        {"chips": True},  # the same cells as the row above but for the type: an error
+        {"chips": 8.0, "batch": 4.0, "input_len": np.int64(100)},
+        {"batch": 2.5},
+        {"pad_heads": True},
+        {"tp": None, "kv_dtype": None, "engine": None},
+        {"batch": [4]},  # cannot be a key
+        {"model": Text(good["model"]), "batch": Text("8")},
+        {"batch": np.int32(0)},
+        {"mode": "decode", "output_len": None},
+        {"unknown_column": "ignored"},
+    ]
+    rows = [(k + 2, {**good, **c}) for k, c in enumerate(cells * 2)]
+    got = predict_rows(iter(rows))
+    _assert_same(got, [predict_one(r, line) for line, r in rows])
+    assert [r.error.column if r.error else None for r in got[:4]] == [None, "chips", None, "batch"]
 
 
 def test_serve_many_is_serve_scenario_by_scenario() -> None:

@@ -1,33 +1,30 @@
-"""The scenario CSV at engine speed: `predict --scenarios` read, predicted and written by column.
+"""Scenario rows at engine speed, by column: `predict --scenarios` and `scenarios.predict_rows`.
 
-`read_table` reads a scenario CSV (the header checked by `scenarios.open_scenarios`) into one
-list of cells per column. `predict_table` groups the rows by their cells other than the
-lengths (batch, input_len, output_len): each distinct set is checked once, by
-`scenarios._normalise` with lengths of 1, the single source of its rules and errors. A row of
-a valid set whose lengths are plain whole numbers in range is that set's row with its own
-lengths; any other row (bad or unusual lengths, an invalid set, cells beyond the header) goes
-through `_normalise` alone, for its own error or its own inputs. Then, as `scenario_groups`
-does row by row, each deployment is built once and its rows of one mode, in file order, are
-timed by one `Deployment.serve_many`; a row the engine refuses is served alone
-(`scenarios._serve_one`) for its error. `Predicted.write` writes the output columns from the
-arrays (`repr` of each float, the csv module's quoting), never a dict per row. The file is
-byte for byte what `write_results(predict_rows(read_scenarios(path)))` writes
-(tests/test_scenario_groups.py).
+A `Table` holds the rows by column: `read_table` reads a scenario CSV, `Table.of_rows` takes rows
+from Python. Rows are grouped by their cells other than the lengths (batch, input_len,
+output_len): each distinct set is checked once, by `scenarios._normalise` with lengths of 1, the
+single source of its rules and errors; a row of a valid set whose lengths are plain whole numbers
+in range is that set's row with its own lengths, any other row goes through `_normalise` alone.
+Each deployment is built once and its rows of one mode, in order, are timed by one
+`Deployment.serve_many` (a row the engine refuses is served alone, for its error).
+`predict_results` gives `scenarios.predict_one`'s `ScenarioResult` of each row; `predict_table`
+their cells, which `Predicted.write` writes from the arrays, never a dict per row: byte for byte
+what `write_results(predict_rows(read_scenarios(path)))` writes (tests/test_scenario_groups.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import functools
 import gc
 import io
 import math
 import string
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,7 +50,8 @@ from .scenarios import (
 )
 from .serving import MODES, ServingColumns, valid_rows
 
-__all__ = ["HEADER", "Predicted", "Table", "predict_file", "predict_table", "read_table"]
+__all__ = ["HEADER", "Predicted", "Table", "predict_file", "predict_results", "predict_table"]
+__all__ += ["read_table"]
 
 HEADER = (*INPUT_COLUMNS, *OUTPUT_COLUMNS, *RANGE_COLUMNS, "error", "warning")
 _LENGTHS = ("batch", "input_len", "output_len")
@@ -65,45 +63,58 @@ _BLANK_OUT = -1.0  # an empty output_len: 0 in decode mode, an error in the othe
 _OBJ = {"bound": np.array(BOUND_NAMES, dtype=object), "fits": np.array(["false", "true"], object)}
 
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _gc_paused(fn: F) -> F:
-    """`fn` with the cyclic garbage collector paused: its 10^5 rows are 10^6 objects, none in
-    a cycle, and each collection would walk them all (a third of the time to read a file)."""
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-
-    return run  # type: ignore[return-value]
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused (a decorator too): 10^5 rows are 10^6 objects, none
+    in a cycle, and each collection would walk them all (a third of the time to read a file)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 @dataclass
 class Table:
-    """The rows of a scenario CSV by column: `cells[name][k]`, the text of row k in that
-    column ("" where the row is short); `lines[k]`, the line row k starts on; `extra[k]`, the
-    count of non-empty cells beyond the header. Blank lines are left out."""
+    """Scenario rows by column: `cells[name][k]`, the text of row k in that column ("" where
+    the row is short); `lines[k]`, the line row k starts on; `extra[k]`, the count of non-empty
+    cells beyond the header; `odd[k]`, a row given whole (its cells here are ""), for
+    `_normalise` alone. Blank lines of a file are left out."""
 
     cells: dict[str, Sequence[str]]
     lines: list[int]
     extra: dict[int, int] = field(default_factory=dict)
+    odd: dict[int, Mapping[str, Any]] = field(default_factory=dict)
 
-    def row(self, k: int) -> dict[str, str]:
-        """Row k as `scenarios.read_scenarios` gives it."""
-        row = {c: col[k] for c, col in self.cells.items()}
+    def row(self, k: int) -> Mapping[str, Any]:
+        """Row k as `scenarios.read_scenarios` (or the caller of `of_rows`) gave it."""
+        if k in self.odd:
+            return self.odd[k]
+        row: dict[str, Any] = {c: col[k] for c, col in self.cells.items()}
         if k in self.extra:
             row[_EXTRA] = str(self.extra[k])
         return row
 
+    @classmethod
+    @_gc_paused()
+    def of_rows(cls, rows: Iterable[tuple[int, Mapping[str, Any]]]) -> Table:
+        """Rows as `scenarios.predict_rows` takes them: a cell None is "" (as `_normalise` reads
+        it); a row with a cell of another type than text, or cells beyond a header, is `odd`."""
+        pairs = list(rows)
+        raws = [raw for _, raw in pairs]
+        odd = {k: raw for k, raw in enumerate(raws) if raw.get(_EXTRA)}
+        cells: dict[str, Any] = {c: [raw.get(c) for raw in raws] for c in INPUT_COLUMNS}
+        for col in cells.values():
+            if not set(map(type, col)) <= {str}:
+                other = (k for k, v in enumerate(col) if v is not None and type(v) is not str)
+                odd.update((k, raws[k]) for k in other)
+                col[:] = [v if type(v) is str else "" for v in col]
+        return cls(cells, [line for line, _ in pairs], odd=odd)
 
-@_gc_paused
+
+@_gc_paused()
 def read_table(path: str | Path) -> Table:
     """A scenario CSV by column (the rows, lines and errors of `scenarios.read_scenarios`)."""
     reader, header = open_scenarios(path)
@@ -144,7 +155,7 @@ class Predicted:
     columns: dict[str, list[str]]
     errors: list[RowError]
 
-    @_gc_paused
+    @_gc_paused()
     def write(self, path: str | Path) -> int:
         """Write the output CSV (`scenarios.write_results`'s bytes); returns the rows."""
         cols = [v if c in _FLOATS else _quoted(v) for c, v in self.columns.items()]
@@ -178,27 +189,31 @@ def predict_file(
     return out.write(dst), out.errors
 
 
-@_gc_paused
+@_gc_paused()
 def predict_table(table: Table, settings: Mapping[str, Any] | None = None) -> Predicted:
     """Every row of `table` predicted: the cells `scenarios.write_results` would write."""
-    return _Run(table, settings).run()
+    return _Run(table, settings).run().text()
+
+
+@_gc_paused()
+def predict_results(table: Table, settings: Mapping[str, Any] | None = None) -> list[Any]:
+    """Every row of `table` predicted: `scenarios.predict_one`'s `ScenarioResult` of each."""
+    return _Run(table, settings).run().results()
 
 
 class _Run:
-    """One `predict_table`: the rows' groups, lengths and output columns."""
+    """One prediction of a table: the rows' groups, lengths, deployments and figures."""
 
     def __init__(self, table: Table, settings: Mapping[str, Any] | None) -> None:
-        self.table, self.settings, n = table, settings, len(table.lines)
-        self.n, blank = n, ("",) * n
-        self.out = {c: np.full(n, "", dtype=object) for c in HEADER}
+        self.table, self.settings, self.n = table, settings, (n := len(table.lines))
         self.errors: dict[int, RowError] = {}
         self.deps: dict[Any, int] = {}  # a deployment's fields (as a key) -> its number
         self.fields: list[dict[str, Any]] = []  # each deployment's fields
-        self.alone: dict[int, ScenarioResult] = {}  # rows normalised alone, without error
-        keys = list(zip(*(table.cells.get(c, blank) for c in _OTHERS), strict=True))
-        ids = dict.fromkeys(keys, 0)
-        for i, key in enumerate(ids):
-            ids[key] = i
+        self.alone: dict[int, ScenarioResult] = {}  # rows normalised alone (an error or not)
+        self.served: dict[int, ScenarioResult] = {}  # rows served alone
+        self.chunks: list[tuple[NDArray[np.intp], ServingColumns]] = []  # rows served together
+        keys = list(zip(*(table.cells.get(c, ("",) * n) for c in _OTHERS), strict=True))
+        ids = {key: i for i, key in enumerate(dict.fromkeys(keys))}
         self.group = np.fromiter(map(ids.__getitem__, keys), dtype=np.intp, count=n)
         self.templates = [self._template(key) for key in ids]
 
@@ -237,23 +252,26 @@ class _Run:
             out.append(np.fromiter(map(num.get, cells, repeat(math.nan)), np.float64, self.n))
         return tuple(out)
 
-    def run(self) -> Predicted:
-        ok = [t is not None for t in self.templates]
+    def run(self) -> _Run:
         mode_of = np.array([MODES.index(t[0]["mode"]) if t else -1 for t in self.templates])
         dep_of = np.array([t[1] if t else -1 for t in self.templates], dtype=np.intp)
         B, I, O = self._lengths()
         decode = mode_of[self.group] == MODES.index("decode")
         O[decode & (O == _BLANK_OUT)] = 0
-        fast = np.asarray(ok, dtype=bool)[self.group] & (B >= 1) & (I >= 1)
+        fast = np.array([t is not None for t in self.templates], bool)[self.group] & (B >= 1)
+        fast &= I >= 1
         fast &= (O >= 1) | (decode & (O == 0))  # NaN compares false
-        fast[list(self.table.extra)] = False
+        fast[[*self.table.extra, *self.table.odd]] = False
         self.mode, self.dep = mode_of[self.group], np.where(fast, dep_of[self.group], -1)
-        self.B, self.I, self.O = B, I, O
+        self.B, self.I, self.O, self.fast = B, I, O, fast
         for k in np.flatnonzero(~fast).tolist():
             self._normalise_alone(k)
-        built = [self._build(fields) for fields in self.fields]
-        self._input_cells(built, fast)
-        for d, dep in enumerate(built):
+        built = [_build(fields) for fields in self.fields]
+        # each set of cells filled in by its deployment (the split the rule chose, the engine)
+        self.filled = [{} if t is None else t[0] | built[t[1]][1] for t in self.templates]
+        for k, r in self.alone.items():
+            r.inputs.update({} if r.error else built[self.dep[k]][1])
+        for d, (dep, _) in enumerate(built):
             rows = np.flatnonzero(self.dep == d)
             if isinstance(dep, LlmRooflineError):
                 for k in rows.tolist():
@@ -262,52 +280,16 @@ class _Run:
             for m, mode in enumerate(MODES):
                 if (sel := rows[self.mode[rows] == m]).size:
                     self._serve(dep, mode, sel)
-        errors = [self.errors[k] for k in sorted(self.errors)]
-        self.out["error"][sorted(self.errors)] = [str(e) for e in errors]
-        return Predicted({c: v.tolist() for c, v in self.out.items()}, errors)
+        return self
 
     def _normalise_alone(self, k: int) -> None:
         inputs, err = _normalise(self.table.row(k), self.table.lines[k])
+        self.alone[k] = ScenarioResult(self.table.lines[k], inputs, error=err)
         if err:
             self.errors[k] = err
-            self._inputs(k, inputs)
             return
-        self.alone[k] = ScenarioResult(self.table.lines[k], inputs)
         self.dep[k], self.mode[k] = self._dep(inputs), MODES.index(inputs["mode"])
         self.B[k], self.I[k], self.O[k] = (inputs[c] for c in _LENGTHS)
-
-    def _build(self, fields: dict[str, Any]) -> Deployment | LlmRooflineError:
-        try:
-            return deployment_from(fields)
-        except LlmRooflineError as exc:
-            return exc
-
-    def _inputs(self, k: int, inputs: Mapping[str, Any]) -> None:
-        for c in INPUT_COLUMNS:
-            self.out[c][k] = _cell(inputs.get(c))
-
-    def _input_cells(self, built: list[Deployment | LlmRooflineError], fast: Any) -> None:
-        """The input columns: each set of cells filled in by its deployment (the split the
-        rule chose, the engine), the lengths as whole numbers; rows normalised alone apart."""
-        filled = []
-        for t in self.templates:
-            row = {} if t is None else dict(t[0])
-            if t is not None and not isinstance(dep := built[t[1]], LlmRooflineError):
-                row.update(_common(dep))
-            filled.append(row)
-        idx = np.flatnonzero(fast)
-        group = self.group[idx]
-        for c in _OTHERS:
-            self.out[c][idx] = np.array([_cell(r.get(c)) for r in filled], dtype=object)[group]
-        for c, v in zip(_LENGTHS, (self.B, self.I, self.O), strict=True):
-            whole = v[idx].astype(np.int64)
-            texts = {x: str(x) for x in set(whole.tolist())}
-            self.out[c][idx] = list(map(texts.__getitem__, whole.tolist()))
-        for k, r in self.alone.items():
-            dep = built[self.dep[k]]
-            if not isinstance(dep, LlmRooflineError):
-                r.inputs.update(_common(dep))
-            self._inputs(k, r.inputs)
 
     def _serve(self, dep: Deployment, mode: str, sel: NDArray[np.intp]) -> None:
         B, I, O = self.B[sel], self.I[sel], self.O[sel]
@@ -319,36 +301,83 @@ class _Run:
             except LlmRooflineError:  # some row the engine refuses: each alone, for its error
                 alone = sel.tolist()
             else:
-                self._fill(sel[ok], cols)
+                self.chunks.append((sel[ok], cols))
         for k in alone:
-            r = self.alone.get(k) or ScenarioResult(self.table.lines[k], {})
-            if not r.inputs:
-                lengths = (self.B[k], self.I[k], self.O[k])
-                r.inputs.update(zip(_LENGTHS, map(int, lengths), strict=True))
-                r.inputs["mode"] = mode
+            own = dict(zip(_LENGTHS, map(int, (self.B[k], self.I[k], self.O[k])), strict=True))
+            r = self.alone.get(k) or ScenarioResult(self.table.lines[k], own | {"mode": mode})
             _serve_one(dep, r)
+            self.served[k] = r
             if r.error:
                 self.errors[k] = r.error
-            for c, v in (*r.outputs.items(), *r.extra.items(), ("warning", r.warning)):
-                self.out[c][k] = _cell(v)
 
-    def _fill(self, rows: NDArray[np.intp], cols: ServingColumns) -> None:
-        """The output and range columns of `rows` from the columns of their figures."""
+    def text(self) -> Predicted:
+        """The cells of every row as `scenarios.write_results` writes them."""
+        out = {c: np.full(self.n, "", dtype=object) for c in HEADER}
+        idx = np.flatnonzero(self.fast)
+        group = self.group[idx]
+        for c in _OTHERS:
+            out[c][idx] = np.array([_cell(r.get(c)) for r in self.filled], dtype=object)[group]
+        for c, v in zip(_LENGTHS, (self.B, self.I, self.O), strict=True):
+            whole = v[idx].astype(np.int64)
+            texts = {x: str(x) for x in set(whole.tolist())}
+            out[c][idx] = list(map(texts.__getitem__, whole.tolist()))
+        for k, r in self.alone.items():
+            for c in INPUT_COLUMNS:
+                out[c][k] = _cell(r.inputs.get(c))
+        for rows, cols in self.chunks:
+            self._fill(out, rows, cols)
+        for k, r in self.served.items():
+            for c, v in (*r.outputs.items(), *r.extra.items(), ("warning", r.warning)):
+                out[c][k] = _cell(v)
+        errors = [self.errors[k] for k in sorted(self.errors)]
+        out["error"][sorted(self.errors)] = [str(e) for e in errors]
+        return Predicted({c: v.tolist() for c, v in out.items()}, errors)
+
+    @staticmethod
+    def _fill(out: dict[str, Any], rows: NDArray[np.intp], cols: ServingColumns) -> None:
+        """The output and range cells of `rows` from the columns of their figures."""
         done: list[tuple[NDArray[np.int64], list[str]]] = []  # a column equal to another
         for c, v in (*((c, getattr(cols, c)) for c in OUTPUT_COLUMNS), *cols.ranges().items()):
             if v is None:
                 continue
             if c in _OBJ:
-                self.out[c][rows] = _OBJ[c][np.asarray(v, dtype=np.intp)]
+                out[c][rows] = _OBJ[c][np.asarray(v, dtype=np.intp)]
             elif v.dtype != np.float64:
-                self.out[c][rows] = list(map(_cell, v.tolist()))
+                out[c][rows] = list(map(_cell, v.tolist()))
             else:
                 bits = np.ascontiguousarray(v).view(np.int64)  # -0.0 apart from 0.0
                 same = (t for b, t in done if np.array_equal(b, bits))
                 if (texts := next(same, None)) is None:
                     done.append((bits, texts := _reprs(bits)))
-                self.out[c][rows] = texts
-        self.out["warning"][rows] = ["; ".join(w) for w in cols.warnings]
+                out[c][rows] = texts
+        out["warning"][rows] = ["; ".join(w) for w in cols.warnings]
+
+    def results(self) -> list[ScenarioResult]:
+        """Each row's `ScenarioResult`: inputs with defaults filled, outputs, ranges, error."""
+        lines, errors = self.table.lines, self.errors
+        res: list[Any] = [None] * self.n
+        idx = np.flatnonzero(self.fast)
+        lengths = (v[idx].astype(np.int64).tolist() for v in (self.B, self.I, self.O))
+        for k, g, b, i, o in zip(idx.tolist(), self.group[idx].tolist(), *lengths, strict=True):
+            row = self.filled[g].copy()
+            row["batch"], row["input_len"], row["output_len"] = b, i, o
+            res[k] = ScenarioResult(lines[k], row, error=errors.get(k))
+        for k, r in self.alone.items():
+            res[k], r.error = r, errors.get(k)
+        for rows, cols in self.chunks:  # the figures of rows served together, by column
+            got = {c: getattr(cols, c) for c in OUTPUT_COLUMNS} | cols.ranges()
+            got["bound"] = _OBJ["bound"][np.asarray(got["bound"], dtype=np.intp)]
+            none = [None] * rows.size
+            out = [none if (v := got.get(c)) is None else v.tolist() for c in OUTPUT_COLUMNS]
+            ext = [none if (v := got.get(c)) is None else v.tolist() for c in RANGE_COLUMNS]
+            out_ext = zip(zip(*out, strict=True), zip(*ext, strict=True), strict=True)
+            for k, (o, e), w in zip(rows.tolist(), out_ext, cols.warnings, strict=True):
+                res[k].outputs = dict(zip(OUTPUT_COLUMNS, o, strict=True))
+                res[k].extra = dict(zip(RANGE_COLUMNS, e, strict=True))
+                res[k].warning = "; ".join(w)
+        for k, r in self.served.items():
+            res[k].outputs, res[k].extra, res[k].warning = r.outputs, r.extra, r.warning
+        return res
 
 
 def _reprs(bits: NDArray[np.int64]) -> list[str]:
@@ -361,7 +390,11 @@ def _reprs(bits: NDArray[np.int64]) -> list[str]:
     return list(map(texts.__getitem__, index.tolist()))
 
 
-def _common(dep: Deployment) -> dict[str, Any]:
-    """The input columns a deployment fills in, other than the scenario's own."""
+def _build(fields: dict[str, Any]) -> tuple[Deployment | LlmRooflineError, dict[str, Any]]:
+    """A deployment (or why not) and the input columns it fills in, other than the scenario's."""
+    try:
+        dep = deployment_from(fields)
+    except LlmRooflineError as exc:
+        return exc, {}
     filled = scenario_inputs(dep, 1, 1, 0, "decode")
-    return {k: v for k, v in filled.items() if k not in _SCENARIO}
+    return dep, {k: v for k, v in filled.items() if k not in _SCENARIO}

@@ -10,10 +10,10 @@ throughput; empty for `ideal`), then `error` and `warning` (beyond the trained c
 not fit). A bad row is reported with its line number and column; the other rows are still
 predicted and written. Times are computed even when `fits` is false.
 
-`predict_rows` builds each deployment once and times all its rows of one mode together
-(`Deployment.serve_many`: each pass one engine call over arrays of batch and lengths); the
-results, errors and warnings are those of `predict_one`, row by row. `predict --scenarios`
-reads, predicts and writes a file by column instead (`scenario_columns`): the same bytes.
+`predict_rows` predicts by column (`scenario_columns`, as `predict --scenarios` does a file):
+each deployment built once, its rows of one mode timed together (`Deployment.serve_many`: each
+pass one engine call over arrays of batch and lengths); the results, errors and warnings are
+those of `predict_one`, row by row.
 """
 
 from __future__ import annotations
@@ -284,11 +284,11 @@ def read_scenarios(path: str | Path) -> list[tuple[int, dict[str, str]]]:
 def predict_rows(
     rows: Iterable[tuple[int, Mapping[str, Any]]], *, settings: Mapping[str, Any] | None = None
 ) -> list[ScenarioResult]:
-    """Predict every row (`predict_one`'s results, errors and warnings), the rows of one
-    deployment and mode timed together (`scenario_groups`)."""
-    from .scenario_groups import predict_grouped
+    """Predict every row (`predict_one`'s results, errors and warnings), by column: the rows
+    of one deployment and mode timed together (`scenario_columns`)."""
+    from .scenario_columns import Table, predict_results
 
-    return predict_grouped(rows, settings)
+    return predict_results(Table.of_rows(rows), settings)
 
 
 def _cell(v: Any) -> str:
