@@ -36,7 +36,7 @@ DEPLOYMENTS = [
     ("mixtral-8x7b", "rtx-pro-6000", 8, "", "", "", "", "bf16", "", "ideal"),
     ("llama-3.1-70b", "l40s", 8, "", "2", "", "", "fp8", "", "lmdeploy"),
     ("gpt-oss-20b", "rtx-4090", 2, "", "", "", "2", "fp4", "", "llama.cpp"),
-    ("qwen3-8b", "apple-m4-max", 1, "", "", "", "", "q4_k_m", "", "llama.cpp-soc"),
+    ("qwen3-8b", "apple-m4-max", 1, "", "", "", "", "q4_k_m", "", "llamacpp"),
     ("llama-3.1-405b", "h100-sxm", 1, "", "", "", "", "bf16", "", ""),  # does not fit
 ]
 

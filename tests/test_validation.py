@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.calibrate import Profile, fit_profile, get_profile, list_profiles, pass_time
+from llm_roofline.calibrate import Profile, get_profile, list_profiles, pass_time
+from llm_roofline.fitting import PARAMETERS, fit, from_z, to_z
 from llm_roofline.parallel import Parallelism
 from llm_roofline.serving import compose, serving_terms
 from llm_roofline.validate import METRICS, load_rows, summarise, validate
@@ -53,32 +54,49 @@ def test_calibrated_is_closer_than_ideal() -> None:
     assert cal["median"] <= 0.15 and cal["p90"] <= 0.40
 
 
-def test_calibrated_range_covers_about_80_percent_of_its_rows() -> None:
-    # `low` and `high` are the 10th and 90th percentiles of measured/predicted time on the
-    # rows a profile was fitted on, so about 80% of those rows' measurements must fall inside
-    # [low, high] (the quantiles of ~210 rows allow a few points either way; a range turned
-    # round for throughputs would cover far fewer)
-    from llm_roofline.calibrate import get_profile
-
-    fitted = set(get_profile("calibrated").fitted_on)
-    results = [r for r in validate("calibrated")[0] if r.row.row in fitted]
+def test_calibrated_range_holds_most_measurements() -> None:
+    # a row's range is the held-out errors' 10th and 90th percentiles, so on the rows the
+    # constants were fitted to (closer than held out) it holds at least ~80% of measurements;
+    # a range turned round for throughputs would hold far fewer
+    results = [r for r in validate("calibrated")[0] if not r.row.ceiling]
     inside = sum(r.low <= r.row.measured <= r.high for r in results)
-    assert len(results) >= 100
-    assert 0.7 <= inside / len(results) <= 0.9, inside / len(results)
+    assert len(results) >= 300
+    assert 0.75 <= inside / len(results) <= 0.97, inside / len(results)
 
 
-def test_shipped_profiles_name_their_rows() -> None:
+def test_shipped_constants_name_their_rows_and_stay_in_range() -> None:
     text = resources.files("llm_roofline").joinpath("data/profiles.toml").read_text("utf-8")
-    raw = tomllib.loads(text)
+    rec = tomllib.loads(text)["calibrated"]
     rows = {r.row for r in load_rows()}
-    assert "calibrated" in raw and set(list_profiles()) >= {"ideal", "calibrated"}
-    for name, rec in raw.items():
-        assert rec["fitted_on"] and set(rec["fitted_on"]) <= rows, name
-        for k in ("flops_eff", "prefill_eff", "bw_eff", "comm_eff"):
-            assert 0 < rec[k] <= 1, (name, k)
-        assert rec["low"] <= 1 <= rec["high"]
+    assert rec["fitted_on"] and set(rec["fitted_on"]) <= rows
+    assert {"ideal", "calibrated", "vllm", "trtllm", "llamacpp"} <= set(list_profiles())
+    for lo, hi in (rec["band_known"], rec["band_new"]):
+        assert lo < 1 < hi
+    chip = lr.get_hardware("h100-sxm")
+    for name in list_profiles():
+        p = get_profile(name, chip)
+        if p is None:
+            continue
+        for k in ("flops_eff", "prefill_eff", "bw_eff", "kv_eff", "comm_eff"):
+            assert 0 < getattr(p, k) <= 1, (name, k)
+        assert p.overhead_s >= 0 and p.layer_s >= 0
     with pytest.raises(lr.UnknownIdError, match="engine profile"):
         get_profile("calibratd")
+
+
+def test_an_unmeasured_chip_takes_what_it_is_and_a_wider_range() -> None:
+    # TPU v5e: no Google row in the set; its memory (HBM) was measured, its vendor was not
+    tpu = get_profile("calibrated", lr.get_hardware("tpu-v5e"))
+    h100 = get_profile("calibrated", lr.get_hardware("h100-sxm"))
+    assert tpu is not None and h100 is not None
+    assert "not measured" in tpu.note and "vendor Google" in tpu.note
+    assert "memory hbm" in tpu.note and "vendor NVIDIA" in h100.note
+    assert tpu.high / tpu.low >= h100.high / h100.low  # leave-one-kind-out's range
+    # an engine family named by its usual alias gets that family's constants
+    h200 = lr.get_hardware("h200")
+    alias, family = get_profile("trtllm", h200), get_profile("tensorrt-llm", h200)
+    assert alias is not None and family is not None
+    assert np.array_equal(alias.values(), family.values()) and "tensorrt-llm" in alias.note
 
 
 def _scenarios() -> list:
@@ -133,35 +151,58 @@ def _predictor(terms: list):  # type: ignore[no-untyped-def]
     return predict
 
 
-def test_fit_recovers_known_parameters_from_synthetic_data() -> None:
-    truth = Profile(
-        "truth", flops_eff=0.45, prefill_eff=0.7, bw_eff=0.8, comm_eff=0.5, overhead_s=2e-3
-    )
-    predict = _predictor(_scenarios())
-    measured = predict(truth)
-    fit = fit_profile("fit", predict, measured, tuple(range(measured.size)))
-    for k, want in (
-        ("flops_eff", 0.45),
-        ("prefill_eff", 0.7),
-        ("bw_eff", 0.8),
-        ("comm_eff", 0.5),
-        ("overhead_s", 2e-3),
-    ):
-        assert getattr(fit, k) == pytest.approx(want, rel=0.05), k
-    assert fit.stats["median_abs_log_error"] < 1e-3
+def _per_row(predict_one):  # type: ignore[no-untyped-def]
+    """fitting.fit's predictor from a Profile predictor: rows without labels share constants."""
+
+    def predict(values: dict[str, np.ndarray]) -> np.ndarray:
+        return np.asarray(predict_one(Profile("fit").with_values({k: float(v[0]) for k, v in values.items()})))
+
+    return predict
+
+
+TRUTH = dict(
+    flops_eff=0.45,
+    prefill_eff=0.7,
+    bw_eff=0.8,
+    kv_eff=0.6,
+    comm_eff=0.5,
+    overhead_s=2e-3,
+    layer_s=1.5e-5,
+)
+
+
+def test_fit_recovers_known_constants_from_synthetic_data() -> None:
+    one = _predictor(_scenarios())
+
+    def predict(p: Profile) -> np.ndarray:  # each figure measured 200 times: the data, not
+        return np.tile(one(p), 200)  # the priors (worth a few rows each), decide the fit
+
+    measured = predict(Profile("truth").with_values(TRUTH))
+    f = fit(_per_row(predict), measured, {})
+    got = {k: float(from_z(k, f.shared[k])) for k in PARAMETERS}
+    # the fitted constants reproduce the measurements ...
+    assert np.abs(np.log(predict(Profile("got").with_values(got)) / measured)).max() < 0.01
+    for k, want in TRUTH.items():
+        # ... each lies within two standard errors of the truth (in the fit's space) ...
+        assert abs(f.shared[k] - float(to_z(k, want))) < 2 * f.shared_sd[k], k
+        # ... and the ones these scenarios pin down (decode FLOP/s and the per-layer time are
+        # not: few of these passes are bound by them, and their errors say so) come back
+        if f.shared_sd[k] < 0.35:
+            assert got[k] == pytest.approx(want, rel=0.05), k
+    assert f.shared_sd["flops_eff"] > 0.5 and f.shared_sd["prefill_eff"] < 0.2
 
 
 def test_fitting_is_deterministic() -> None:
     predict = _predictor(_scenarios()[:4])
-    measured = predict(Profile("t", 0.3, 0.6, 0.7, 1.0, 1e-3))
-    a = fit_profile("a", predict, measured, (1, 2), fixed={"comm_eff": 1.0})
-    b = fit_profile("b", predict, measured, (1, 2), fixed={"comm_eff": 1.0})
-    assert np.array_equal(a.values(), b.values())
+    measured = predict(Profile("t").with_values(TRUTH))
+    a = fit(_per_row(predict), measured, {})
+    b = fit(_per_row(predict), measured, {})
+    assert a == b
 
 
 def test_ideal_profile_is_the_ideal_engine_without_overlap_of_comm() -> None:
     t = _scenarios()[1]
-    ideal = Profile("one", 1.0, 1.0, 1.0, 1.0, 0.0)
+    ideal = Profile("one")  # every efficiency 1, no fixed times
     assert np.allclose(pass_time(t.step, ideal), t.step.t_step)
 
 

@@ -1,35 +1,38 @@
-"""Calibrated predictions: the ideal terms scaled by achievable efficiencies, plus overhead.
+"""Calibrated predictions: the ideal terms scaled by achievable efficiencies, plus fixed times.
 
-A `Profile` holds five numbers fitted to published measurements:
+A `Profile` holds seven constants, each with a physical meaning and a plausible range
+(`data/priors.toml`):
 
-- `flops_eff`: fraction of peak FLOP/s decode tokens' matmuls and attention reach;
+- `flops_eff`: fraction of dense peak FLOP/s that decode tokens' matmuls and attention reach;
 - `prefill_eff`: the same for prompt tokens (large matmuls run closer to peak): a prefill pass,
   and the prefill share a continuous-batching step carries (`StepTime.t_matmul_prefill`,
   `t_attn_prefill`);
-- `bw_eff`: fraction of memory bandwidth reached when fetching weights and KV;
-- `comm_eff`: fraction of the ideal speed collectives reach (it scales their whole time:
-  latency and bandwidth; fitting the two apart did not hold out better, docs/validation.md);
-- `overhead_s`: a fixed time per pass (kernel launches, scheduling, sampling).
+- `bw_eff`: fraction of memory bandwidth reached streaming the weights;
+- `kv_eff`: the same for the attention kernel's KV-cache reads (paged, per-sequence gathers);
+- `comm_eff`: fraction of the ideal speed collectives reach (latency and bandwidth together:
+  fitting the two apart did not hold out better, docs/validation.md);
+- `overhead_s`: a fixed time per pass (scheduler, sampling, host synchronisation);
+- `layer_s`: a fixed time per layer and pass (kernel launches; `StepTime.layers`).
 
-A pass then takes `combine(t_compute / eff, t_memory / bw_eff) + t_comm / comm_eff + overhead`,
-with the ideal engine's overlap of compute and memory, but communication on the critical path
-with one micro-batch (real engines mostly wait for their all-reduces: the StepTime's
-`one_batch` terms), so `ideal` differs from the profile (1, 1, 1, 1, 0) only where the ideal
-hides communication under a second micro-batch.
-Profiles are data (`data/profiles.toml`), each with the validation rows it was fitted on and a
-range: the 10th and 90th percentiles of ln(measured / predicted) on those rows, which
-`low`/`high` predictions apply.
+A pass then takes `combine(t_compute / eff, t_weights / bw_eff + t_kv / kv_eff)
++ t_comm / comm_eff + overhead_s + layers · layer_s`, with the ideal engine's overlap of compute
+and memory, but communication on the critical path with one micro-batch (real engines mostly
+wait for their all-reduces: the StepTime's `one_batch` terms).
 
-Fitting minimises the sum of squared ln(predicted / measured) with a deterministic
-Nelder–Mead search in the logarithms of the parameters (efficiencies capped at 1).
+The constants are fitted once to every scored validation row (`fitting.py`): shared values plus
+effects of the engine family, the chip's vendor and its memory kind, and `data/profiles.toml`
+keeps them. `get_profile(engine, chip)` puts together the profile of an engine family (or of
+no named engine: "calibrated") on a chip, from what was measured of each; a chip or engine
+never measured takes the shared values. Its range (`low`, `high`: a time's 10th and 90th
+percentile as multiples of the prediction) is what held-out validation found: leave one source
+out where the chip's kind was measured, leave its whole hardware kind out where it was not.
 """
 
 from __future__ import annotations
 
 import functools
-import math
+import json
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
@@ -38,35 +41,47 @@ import numpy as np
 
 from .arrays import FloatArray
 from .errors import ConfigError, UnknownIdError
+from .fitting import PARAMETERS, Fitted
+from .hardware import Chip
 from .roofline import StepTime, _combine
-from .units import ms, us
 
 __all__ = [
+    "ENGINE_ALIASES",
     "IDEAL",
     "PARAMETERS",
     "Profile",
-    "fit_profile",
     "get_profile",
     "list_profiles",
-    "nelder_mead",
+    "memory_kind",
     "pass_time",
 ]
 
-PARAMETERS = ("flops_eff", "prefill_eff", "bw_eff", "comm_eff", "overhead_s")
+# names people use for an engine family -> the family's name in the validation set
+ENGINE_ALIASES = {
+    "trtllm": "tensorrt-llm",
+    "trt-llm": "tensorrt-llm",
+    "llamacpp": "llama.cpp",
+    "llama-cpp": "llama.cpp",
+    "habana": "optimum-habana",
+    "gaudi": "optimum-habana",
+    "mlx-lm": "mlx",
+}
 
 
 @dataclass(frozen=True)
 class Profile:
-    """Efficiencies and overhead of one engine family on one class of hardware."""
+    """Efficiencies and fixed times of one engine on one kind of chip."""
 
     name: str
     flops_eff: float = 1.0
     prefill_eff: float = 1.0
     bw_eff: float = 1.0
+    kv_eff: float = 1.0
     comm_eff: float = 1.0
     overhead_s: float = 0.0
+    layer_s: float = 0.0
     # a predicted time times `low` and `high` is its range: the 10th and 90th percentiles of
-    # measured / predicted time on the fitted rows (a throughput is divided by them)
+    # measured / predicted time on held-out rows (a throughput is divided by them)
     low: float = 1.0
     high: float = 1.0
     fitted_on: tuple[int, ...] = ()  # validation rows (`row` of data/validation.csv)
@@ -80,9 +95,9 @@ class Profile:
     def values(self) -> FloatArray:
         return np.asarray([getattr(self, p) for p in PARAMETERS], dtype=np.float64)
 
-    def with_values(self, v: FloatArray) -> Profile:
-        f, pf, b, c, o = (float(x) for x in v)
-        return replace(self, flops_eff=f, prefill_eff=pf, bw_eff=b, comm_eff=c, overhead_s=o)
+    def with_values(self, values: dict[str, Any]) -> Profile:
+        """This profile with other constants (floats, or arrays: one value per pass)."""
+        return replace(self, **{k: values[k] for k in PARAMETERS if k in values})
 
     def pass_time(self, step: StepTime, *, prefill: bool = False) -> FloatArray:
         """A pass under this profile (`pass_time`): how serving times a calibrated engine."""
@@ -113,182 +128,163 @@ def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False)
         t_matmul,
         t_attn,
         s.t_weights / profile.bw_eff,
-        s.t_kv / profile.bw_eff,
+        s.t_kv / profile.kv_eff,
         s.t_comm / profile.comm_eff,
         s.overlap,
         comm_hidden=(s.micro_batches > 1) if profile.comm_overlap != "none" else False,
     )
-    return np.asarray(t + profile.overhead_s, dtype=np.float64)
+    fixed = profile.overhead_s + profile.layer_s * getattr(s, "layers", 0.0)
+    return np.asarray(t + fixed, dtype=np.float64)
 
 
-# ---- the shipped profiles -------------------------------------------------------------------
+def memory_kind(chip: Chip) -> str:
+    """hbm, gddr or unified (a system-on-chip's shared LPDDR), from the chip's memory type
+    (its class where the record names none)."""
+    t = chip.memory_type.lower()
+    if "hbm" in t:
+        return "hbm"
+    if "gddr" in t:
+        return "gddr"
+    if "lpddr" in t or "unified" in t or chip.chip_class == "soc":
+        return "unified"
+    return "gddr" if chip.chip_class in ("consumer-gpu", "workstation-gpu") else "hbm"
+
+
+# ---- the shipped constants -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """data/profiles.toml: the fitted constants, their ranges and the rows they came from."""
+
+    fitted: Fitted
+    band_known: tuple[float, float]
+    band_new: tuple[float, float]
+    fitted_on: tuple[int, ...]
+    families: tuple[str, ...]
+    label_rows: dict[str, dict[str, int]]  # kind -> label -> rows fitted with it
 
 
 @functools.cache
-def _profiles() -> dict[str, Profile]:
+def shipped() -> Shipped | None:
     path = resources.files("llm_roofline").joinpath("data/profiles.toml")
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {"ideal": IDEAL}
-    out = {"ideal": IDEAL}
-    for name, rec in raw.items():
-        try:
-            out[name] = Profile(
-                name=name,
-                low=float(rec.get("low", 1.0)),
-                high=float(rec.get("high", 1.0)),
-                fitted_on=tuple(int(r) for r in rec.get("fitted_on", [])),
-                note=str(rec.get("note", "")),
-                stats={k: float(v) for k, v in rec.get("stats", {}).items()},
-            ).with_values(np.asarray([float(rec[p]) for p in PARAMETERS]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"profile {name!r} is malformed: {exc}", field=name) from None
-    return out
+        return None
+    try:
+        rec = raw["calibrated"]
+        fitted = Fitted(
+            shared={p: float(rec["z"][p]) for p in PARAMETERS},
+            shared_sd={p: float(rec["z_sd"][p]) for p in PARAMETERS},
+            effects={
+                kind: {lab: {k: float(v) for k, v in e.items()} for lab, e in labels.items()}
+                for kind, labels in rec.get("effects", {}).items()
+            },
+            rows=int(rec["rows"]),
+            iterations=int(rec.get("iterations", 0)),
+        )
+        lo_k, hi_k = (float(x) for x in rec["band_known"])
+        lo_n, hi_n = (float(x) for x in rec["band_new"])
+        return Shipped(
+            fitted=fitted,
+            band_known=(lo_k, hi_k),
+            band_new=(lo_n, hi_n),
+            fitted_on=tuple(int(r) for r in rec["fitted_on"]),
+            families=tuple(sorted(fitted.effects.get("family", {}))),
+            label_rows={
+                k: {lab: int(n) for lab, n in v.items()} for k, v in rec["label_rows"].items()
+            },
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"profiles.toml is malformed: {exc}", field="calibrated") from None
 
 
 def list_profiles() -> list[str]:
-    return sorted(_profiles())
+    """Engines by name: ideal, calibrated (no engine named), each fitted engine family and
+    the aliases people use for them (trtllm, llamacpp, ...)."""
+    s = shipped()
+    if s is None:
+        return ["ideal"]
+    aliases = [a for a, fam in ENGINE_ALIASES.items() if fam in s.families]
+    return sorted({"ideal", "calibrated", *s.families, *aliases} - {"other"})
 
 
-def get_profile(name: str | Profile | None) -> Profile | None:
-    """A shipped profile by name ("ideal" gives None: the ideal engine)."""
+def get_profile(name: str | Profile | None, chip: Chip | None = None) -> Profile | None:
+    """The calibrated engine `name` (a family, an alias, or "calibrated": none named) on
+    `chip` ("ideal" gives None: the ideal engine). Without a chip: the shared constants with
+    the family's effect."""
     if name is None or isinstance(name, Profile):
         return None if name is IDEAL else name
     key = name.strip().lower()
-    profiles = _profiles()
-    if key not in profiles:
-        raise UnknownIdError("engine profile", name, profiles)
-    return None if key == "ideal" else profiles[key]
+    known = list_profiles()
+    if key not in known:
+        raise UnknownIdError("engine profile", name, known)
+    if key == "ideal":
+        return None
+    family = None if key == "calibrated" else ENGINE_ALIASES.get(key, key)
+    vendor = chip.vendor if chip is not None else None
+    memory = memory_kind(chip) if chip is not None else None
+    return _profile(key, family, vendor, memory)
 
 
-# ---- fitting -------------------------------------------------------------------------------
-
-
-def nelder_mead(
-    f: Callable[[FloatArray], float],
-    x0: FloatArray,
-    *,
-    step: float = 0.5,
-    iterations: int = 600,
-    tol: float = 1e-10,
-) -> FloatArray:
-    """Minimise f from x0 with the Nelder–Mead simplex (deterministic, numpy only)."""
-    n = x0.size
-    simplex = [x0.astype(np.float64)]
-    for i in range(n):
-        x = x0.astype(np.float64).copy()
-        x[i] += step
-        simplex.append(x)
-    values = [f(x) for x in simplex]
-    for _ in range(iterations):
-        order = np.argsort(values)
-        simplex = [simplex[i] for i in order]
-        values = [values[i] for i in order]
-        if abs(values[-1] - values[0]) < tol:
-            break
-        centroid = np.mean(simplex[:-1], axis=0)
-        worst = simplex[-1]
-        xr = centroid + (centroid - worst)
-        fr = f(xr)
-        if fr < values[0]:
-            xe = centroid + 2.0 * (centroid - worst)
-            fe = f(xe)
-            simplex[-1], values[-1] = (xe, fe) if fe < fr else (xr, fr)
-        elif fr < values[-2]:
-            simplex[-1], values[-1] = xr, fr
-        else:
-            xc = centroid + 0.5 * (worst - centroid)
-            fc = f(xc)
-            if fc < values[-1]:
-                simplex[-1], values[-1] = xc, fc
-            else:
-                best = simplex[0]
-                simplex = [best] + [best + 0.5 * (x - best) for x in simplex[1:]]
-                values = [values[0]] + [f(x) for x in simplex[1:]]
-    return simplex[int(np.argmin(values))]
-
-
-def _to_params(z: FloatArray) -> FloatArray:
-    """Unconstrained z to parameters: efficiencies exp(−softplus) in (0, 1], overhead ≥ 0."""
-    eff = np.exp(-np.logaddexp(0.0, z[:4]))  # (0, 1)
-    overhead = us * np.exp(np.clip(z[4], -30, 15))  # in microseconds: 1e-19 .. 3 s
-    return np.concatenate([eff, [overhead]])
-
-
-def _from_params(p: FloatArray) -> FloatArray:
-    eff = np.clip(p[:4], 1e-6, 1 - 1e-9)
-    z_eff = np.log(np.expm1(-np.log(eff)))  # inverse of exp(-softplus)
-    return np.concatenate([z_eff, [math.log(max(p[4], 1e-18) / us)]])
-
-
-def fit_profile(
-    name: str,
-    predict: Callable[[Profile], FloatArray],
-    measured: FloatArray,
-    rows: tuple[int, ...],
-    *,
-    start: Profile | None = None,
-    note: str = "",
-    fixed: dict[str, float] | None = None,
-    throughput: Any = None,
-) -> Profile:
-    """Fit a profile so that `predict(profile)` (one value per row) matches `measured`.
-
-    `fixed` pins parameters the rows cannot inform (e.g. comm_eff without multi-chip rows).
-    `throughput` marks rows whose metric grows when things go faster (tokens/s): the range
-    (`low`, `high`) is taken on times, so their residuals are turned round.
-    """
-    m = np.asarray(measured, dtype=np.float64)
-    base = start or Profile(
-        name=name, flops_eff=0.5, prefill_eff=0.6, bw_eff=0.7, comm_eff=0.7, overhead_s=ms
-    )
-    fixed = fixed or {}
-    free = [i for i, p in enumerate(PARAMETERS) if p not in fixed]
-
-    def make(z_free: FloatArray) -> Profile:
-        z = _from_params(base.values())
-        z[free] = z_free
-        p = _to_params(z)
-        for i, name_ in enumerate(PARAMETERS):
-            if name_ in fixed:
-                p[i] = fixed[name_]
-        return base.with_values(p)
-
-    def loss(z_free: FloatArray) -> float:
-        pred = predict(make(z_free))
-        r = np.log(pred / m)
-        return float(np.sum(np.where(np.abs(r) < 0.5, r * r, np.abs(r) - 0.25)))  # Huber
-
-    z0 = _from_params(base.values())[free]
-    best = make(nelder_mead(loss, z0))
-    resid = np.log(m / predict(best))  # ln(measured / predicted) ...
-    if throughput is not None:  # ... as a ratio of times: measured time / predicted time
-        resid = np.where(np.asarray(throughput, dtype=bool), -resid, resid)
-    return replace(
-        best,
+@functools.cache
+def _profile(name: str, family: str | None, vendor: str | None, memory: str | None) -> Profile:
+    s = shipped()
+    assert s is not None  # list_profiles() has only "ideal" without the file
+    labels = {"family": family, "vendor": vendor, "memory": memory}
+    seen = {k: v for k, v in labels.items() if v and v in s.label_rows.get(k, {})}
+    unseen = [f"{k} {v}" for k, v in labels.items() if v and k not in seen]
+    # a chip whose vendor and memory kind were both measured: the held-out-source range;
+    # otherwise the held-out-kind range (what a hardware kind never measured came to)
+    known = vendor is None or ("vendor" in seen and "memory" in seen)
+    low, high = s.band_known if known else s.band_new
+    used = ", ".join(f"{k} {v} ({s.label_rows[k][v]} rows)" for k, v in seen.items())
+    note = f"fitted constants, shared by {s.fitted.rows} rows" + (f", with {used}" if used else "")
+    if unseen:
+        note += f"; not measured, so shared values for: {', '.join(unseen)}"
+    return Profile(
         name=name,
-        low=float(math.exp(np.percentile(resid, 10))),
-        high=float(math.exp(np.percentile(resid, 90))),
-        fitted_on=tuple(int(r) for r in rows),
+        low=low,
+        high=high,
+        fitted_on=s.fitted_on,
         note=note,
-        stats={
-            "rows": float(m.size),
-            "median_abs_log_error": float(np.median(np.abs(resid))),
-            "p90_abs_log_error": float(np.percentile(np.abs(resid), 90)),
-        },
-    )
+    ).with_values(s.fitted.values_for(labels))
 
 
-def profile_record(p: Profile) -> dict[str, Any]:
-    """A profile as a TOML-ready table."""
-    rec: dict[str, Any] = {k: round(getattr(p, k), 6) for k in PARAMETERS}
-    rec["overhead_s"] = float(f"{p.overhead_s:.4g}")
-    rec.update(
-        low=round(p.low, 4),
-        high=round(p.high, 4),
-        note=p.note,
-        fitted_on=list(p.fitted_on),
-        stats={k: round(v, 4) for k, v in p.stats.items()},
-    )
-    return rec
+def profiles_toml(shipped_fit: dict[str, Any]) -> str:
+    """data/profiles.toml's text for `validate.fit_shipped`'s result (what `shipped` reads)."""
+    f: Fitted = shipped_fit["fitted"]
+
+    def num(x: float) -> str:
+        return f"{x:.6g}"
+
+    def table(name: str, values: dict[str, Any]) -> list[str]:
+        return [f"[{name}]", *(f"{json.dumps(k)} = {num(v)}" for k, v in values.items()), ""]
+
+    held = shipped_fit["held_out"]
+    lines = [
+        "# The calibrated engine's constants, fitted by `llm-roofline calibrate` to the scored",
+        "# rows of data/validation.csv (fitting.py). Do not edit by hand.",
+        "# z: each constant in the fit's unbounded space (calibrate.py), z_sd its standard",
+        "# error; effects add to z for a row's engine family, chip vendor and memory kind.",
+        "# Ranges: 10th and 90th percentiles of measured / predicted time held out, leaving",
+        f"# each source out (median |ln error| {held['source']['median']:.3f}) for band_known,",
+        f"# each hardware kind out ({held['kind']['median']:.3f}) for band_new.",
+        "",
+        '["calibrated"]',
+        f"rows = {f.rows}",
+        f"iterations = {f.iterations}",
+        "band_known = [" + ", ".join(num(x) for x in shipped_fit["band_known"]) + "]",
+        "band_new = [" + ", ".join(num(x) for x in shipped_fit["band_new"]) + "]",
+        f"fitted_on = {json.dumps(shipped_fit['fitted_on'])}",
+        "",
+        *table('"calibrated".z', f.shared),
+        *table('"calibrated".z_sd', f.shared_sd),
+    ]
+    for kind, counts in sorted(shipped_fit["label_rows"].items()):
+        lines += table(f'"calibrated".label_rows.{kind}', dict(sorted(counts.items())))
+    for kind, labels in sorted(f.effects.items()):
+        for label, eff in sorted(labels.items()):
+            lines += table(f'"calibrated".effects.{kind}.{json.dumps(label)}', eff)
+    return "\n".join(lines)

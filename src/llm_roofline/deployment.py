@@ -115,10 +115,11 @@ class Deployment:
 
     @property
     def profile(self) -> Profile | None:
-        """The calibration profile of the engine (None for `ideal`): how serving times it."""
+        """The calibrated engine on this deployment's chip (None for `ideal`): how serving
+        times it. Its `note` says which measured constants it took."""
         from .calibrate import get_profile
 
-        return get_profile(self.engine)
+        return get_profile(self.engine, self.chip)
 
     def split_text(self) -> str:
         """One line: the split and how it was chosen."""
@@ -233,7 +234,7 @@ class Deployment:
         bound (a profile's 10th percentile can: its fitted rows are other deployments)."""
         from .calibrate import get_profile, pass_time
 
-        prof = self.profile if engine is None else get_profile(engine)
+        prof = self.profile if engine is None else get_profile(engine, self.chip)
         t = pass_time(step, prof, prefill=is_prefill)
         if prof is None:
             return t, t, t

@@ -206,6 +206,7 @@ class Chip:
     price_date: str = ""
     status: str = "shipping"
     vendor: str = ""
+    memory_type: str = ""  # "HBM3", "GDDR6X", "LPDDR5X (unified)": the calibrated engine reads it
     kind: ChipKind = "gpu"  # a TPU's scale-up domain is a torus (ESTI's layouts)
     chip_class: ChipClass = _FROM_KIND  # record key `class`; not given: the one kind implies
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -269,6 +270,7 @@ class Chip:
             price_date=str(rec.get("price_date", "")),
             status=str(rec.get("status", "shipping")),
             vendor=str(rec.get("vendor", "")),
+            memory_type=str(rec.get("memory_type", "")),
             kind=cast(ChipKind, rec.get("kind", "gpu")),  # checked by _check_record
             chip_class=cast(ChipClass, rec.get("class", _FROM_KIND)),
             sources=dict(rec.get("sources", {})),
@@ -279,7 +281,7 @@ class Chip:
     def to_record(self) -> dict[str, Any]:
         """This chip as a catalog record (unit-suffixed keys, memory in GB), the inverse of
         from_record: `Chip.from_record(c.id, c.to_record()) == c`. Keys a Chip does not keep
-        (year, memory_type, price_basis, fp6) are not written."""
+        (year, price_basis, fp6) are not written."""
         by_dtype = {dt: key for key, dt in _PEAK_KEYS.items()}
         odd = sorted(set(self.peak_flops) - set(by_dtype))
         if odd:
@@ -291,6 +293,8 @@ class Chip:
         rec: dict[str, Any] = {"name": self.name}
         if self.vendor:
             rec["vendor"] = self.vendor
+        if self.memory_type:
+            rec["memory_type"] = self.memory_type
         rec["kind"] = self.kind
         rec["class"] = self.chip_class
         rec["status"] = self.status

@@ -80,6 +80,7 @@ def run_pass(
         batch=in_flight,
         tokens_per_pass=tokens_per_pass,
         system=p.system,
+        layers=float(p.spec.n_layers),
     )
 
 
@@ -95,6 +96,7 @@ def schedule(
     batch: Num,
     tokens_per_pass: Num,
     system: System,
+    layers: float = 0.0,
 ) -> StepTime:
     """Scale the terms by `stages`, pick the schedule element by element and build the
     StepTime on the broadcast grid: one micro-batch, or two where allowed and ("auto") faster."""
@@ -131,6 +133,7 @@ def schedule(
                 "t_comm_latency": out(g["t_comm_latency"]),
                 "t_matmul_prefill": out(g["t_matmul_prefill"]),
                 "t_attn_prefill": out(g["t_attn_prefill"]),
+                "layers": layers,
                 "single": single,
             }
         )

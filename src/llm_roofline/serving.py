@@ -225,6 +225,19 @@ def serving_terms(
     return _terms(spec, system, B_, I_, O_, mode, kw)
 
 
+def request_figures(
+    static: ArrayLike, batch: FloatArray, output_len: FloatArray, ttft: FloatArray, tpot: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """A request's latency, the period between batches' outputs and the tokens each gives, from
+    its first-token time and time per output token (`static`: the batch finishes together, so
+    a request that just missed it waits for it to finish; else a token per step for each of
+    the batch: a request waits at most one step)."""
+    latency = ttft + np.maximum(output_len - 1, 0) * tpot
+    period = np.where(static, latency, tpot)
+    tokens = np.where(static, batch * output_len, batch)
+    return latency, period, tokens
+
+
 def _compose(terms: ServingTerms, timing: Timing | None) -> ServingColumns:
     """The figures of each scenario from its passes, each timed under `timing` (None: ideal)."""
 
@@ -238,11 +251,7 @@ def _compose(terms: ServingTerms, timing: Timing | None) -> ServingColumns:
     else:
         assert terms.prefill is not None
         ttft = time(terms.prefill, prefill=True)
-    latency = ttft + np.maximum(O - 1, 0) * tpot
-    if terms.mode == "static":  # the batch finishes together: a request that just missed it
-        period, tokens = latency, B * O  # waits for it to finish
-    else:  # a token per step for each of the batch: a request waits at most one step
-        period, tokens = tpot, B
+    latency, period, tokens = request_figures(terms.mode == "static", B, O, ttft, tpot)
     tokens_per_s = tokens / period
     price = system.price_usd_per_s
     s = terms.step

@@ -111,7 +111,8 @@ class StepTime:
     any element chose two (a calibrated profile, which keeps communication on the critical
     path, recombines those). `t_comm_latency` is the latency part of `t_comm`;
     `t_matmul_prefill` and `t_attn_prefill` the part of `t_matmul` and `t_attn` spent on
-    prompt tokens (a mixed step's prefill share; all of a prefill's).
+    prompt tokens (a mixed step's prefill share; all of a prefill's); `layers` the model's
+    layers one pass runs through (a calibrated engine pays a fixed time on each).
     """
 
     t_matmul: FloatArray
@@ -130,6 +131,7 @@ class StepTime:
     t_comm_latency: FloatArray = field(default_factory=_zero)
     t_matmul_prefill: FloatArray = field(default_factory=_zero)
     t_attn_prefill: FloatArray = field(default_factory=_zero)
+    layers: float = 0.0  # the model's layers a pass runs through (pp stages in turn)
     single: StepTime | None = None
 
     @property

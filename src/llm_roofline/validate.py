@@ -10,9 +10,8 @@ Rows flagged `ceiling` come from max-throughput tables that do not state the bat
 scheduler reached: they are predicted at the largest batch that fits (or the stated
 concurrency) and only checked as bounds, not counted in the error statistics.
 
-`fit_profiles` fits calibrated profiles on the rows: one overall, one per engine family and one
-per engine family and hardware class (`hardware_class`: the chip's `class` in the hardware
-catalog). The method and the figures are in docs/validation.md.
+The calibrated engine is fitted to the scored rows and cross-validated by `crossval.py`; the
+method and the figures are in docs/validation.md.
 """
 
 from __future__ import annotations
@@ -28,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import FloatArray
-from .calibrate import Profile, fit_profile, get_profile
+from . import crossval
+from .calibrate import Profile, get_profile, list_profiles
 from .catalog import get_hardware, get_model
 from .errors import InputError, LlmRooflineError
 from .hardware import ChipClass
@@ -37,12 +36,13 @@ from .memory import max_batch
 from .parallel import Parallelism
 from .serving import ServingTerms, compose, serving_terms
 
+Progress = Callable[[int, int], None]
+
 __all__ = [
     "METRICS",
     "RowResult",
     "ValidationRow",
     "cross_validate",
-    "fit_profiles",
     "load_rows",
     "summarise",
     "validate",
@@ -91,11 +91,17 @@ class ValidationRow:
     ceiling: bool
     engine_family: str
     notes: str
+    same_source_as: str = ""  # another address of the same document (a copy, a later version)
 
     @property
     def source(self) -> str:
-        """The publication the row came from (its address without a fragment)."""
+        """The page the row came from (its address without a fragment)."""
         return self.source_address.split("#", 1)[0]
+
+    @property
+    def publication(self) -> str:
+        """The document the row came from: its source, or the one it is a copy of."""
+        return self.same_source_as.split("#", 1)[0] or self.source
 
 
 def _int(text: str) -> int | None:
@@ -132,6 +138,7 @@ def _read(text: str) -> list[ValidationRow]:
                 ceiling=rec.get("ceiling", "").strip().lower() == "true",
                 engine_family=rec.get("engine_family", "other").strip() or "other",
                 notes=rec.get("notes", ""),
+                same_source_as=(rec.get("same_source_as") or "").strip(),
             )
         )
     return rows
@@ -215,11 +222,16 @@ class RowResult:
 def validate(
     engine: str | Profile = "ideal", rows: Sequence[ValidationRow] | None = None
 ) -> tuple[list[RowResult], list[tuple[ValidationRow, str]]]:
-    """Predict every row; returns the results and the rows that could not be predicted."""
-    profile = engine if isinstance(engine, Profile) else get_profile(engine)
+    """Predict every row; returns the results and the rows that could not be predicted.
+
+    A calibrated engine is the one a user gets on the row's chip: "calibrated" with the row's
+    own engine family (the user names their engine), a family name with that family's."""
+    if not isinstance(engine, Profile):
+        get_profile(engine)  # an unknown name is an error, not a failure of every row
     out, failed = [], []
     for r in rows if rows is not None else load_rows():
         try:
+            profile = _row_profile(engine, r)
             p = predict_row(r, profile)
         except LlmRooflineError as exc:
             failed.append((r, str(exc)))
@@ -233,6 +245,15 @@ def validate(
             low, high = min(a, b), max(a, b)
         out.append(RowResult(r, p, low, high))
     return out, failed
+
+
+def _row_profile(engine: str | Profile, r: ValidationRow) -> Profile | None:
+    if isinstance(engine, Profile):
+        return engine
+    chip = get_hardware(r.hardware)
+    if engine.strip().lower() == "calibrated" and r.engine_family in list_profiles():
+        return get_profile(r.engine_family, chip)
+    return get_profile(engine, chip)
 
 
 def _stats(errors: Iterable[float]) -> dict[str, float]:
@@ -271,21 +292,6 @@ def summarise(results: Sequence[RowResult]) -> dict[str, Any]:
 # ---- calibration on the validation set ------------------------------------------------------
 
 
-def _predictor(
-    rows: Sequence[ValidationRow],
-) -> tuple[Callable[[Profile], FloatArray], FloatArray]:
-    terms = [_terms(r) for r in rows]
-    metrics = [r.metric for r in rows]
-
-    def predict(p: Profile) -> FloatArray:
-        return np.asarray(
-            [float(getattr(compose(t, p), m)) for t, m in zip(terms, metrics, strict=True)],
-            dtype=np.float64,
-        )
-
-    return predict, np.asarray([r.measured for r in rows], dtype=np.float64)
-
-
 def _usable(rows: Sequence[ValidationRow]) -> list[ValidationRow]:
     ok = []
     for r in rows:
@@ -299,57 +305,60 @@ def _usable(rows: Sequence[ValidationRow]) -> list[ValidationRow]:
     return ok
 
 
-def _fit(name: str, rows: Sequence[ValidationRow], note: str) -> Profile:
-    predict, measured = _predictor(rows)
-    multi = any(r.chips > 1 for r in rows)
-    fixed = None if multi else {"comm_eff": 1.0}
-    throughput = [r.metric.startswith("output_tokens_per_s") for r in rows]
-    return fit_profile(
-        name,
-        predict,
-        measured,
-        tuple(r.row for r in rows),
-        note=note,
-        fixed=fixed,
-        throughput=throughput,
-    )
+def scored_rows() -> list[ValidationRow]:
+    """The rows the calibrated engine is fitted to and scored on (ceilings excluded)."""
+    return _usable(load_rows())
 
 
-def fit_profiles(min_rows: int = 12) -> list[Profile]:
-    """The default `calibrated` profile across all rows, then one per engine family and one
-    per (engine family, hardware class) with at least `min_rows` rows."""
-    rows = _usable(load_rows())
-    out = [_fit("calibrated", rows, "all validation rows (ceilings excluded)")]
-    families: dict[str, list[ValidationRow]] = {}
-    classes: dict[tuple[str, str], list[ValidationRow]] = {}
-    for r in rows:
-        families.setdefault(r.engine_family, []).append(r)
-        classes.setdefault((r.engine_family, hardware_class(r.hardware)), []).append(r)
-    for fam, rs in sorted(families.items()):
-        if len(rs) >= min_rows:
-            out.append(_fit(fam, rs, f"engine family {fam}, all hardware"))
-    for (fam, cls), rs in sorted(classes.items()):
-        if len(rs) >= min_rows and len(rs) < len(families[fam]):
-            out.append(_fit(f"{fam}-{cls}", rs, f"engine family {fam} on {cls}"))
+def cross_validate(by: str = "source", progress: Progress | None = None) -> dict[str, Any]:
+    """Leave-one-source-out (`by="source"`) or leave-one-hardware-kind-out (`"kind"`): the
+    calibrated engine refitted without each group, predicted on it (`crossval.cross_validate`).
+    A source is a row's `publication` (copies of one document are one source)."""
+    group = _GROUPS.get(by)
+    if group is None:
+        raise InputError(f"cross-validation by must be one of {', '.join(_GROUPS)}", field="by")
+    out = crossval.cross_validate(scored_rows(), _terms, group, progress=progress)
+    out["by"] = by
+    out["errors"] = [round(float(e), 6) for e in out["errors"]]  # JSON-ready, row order
+    out["rows"] = [r.row for r in scored_rows()]
     return out
 
 
-def cross_validate() -> dict[str, Any]:
-    """Leave-one-source-out: fit the default profile without a source's rows, predict them.
+_GROUPS: dict[str, Callable[[ValidationRow], str]] = {
+    "source": lambda r: r.publication,
+    "kind": lambda r: crossval.hardware_kind(r.hardware),
+}
 
-    Returns the held-out |ln error| statistics and each source's own numbers.
-    """
-    rows = _usable(load_rows())
-    sources = sorted({r.source for r in rows})
-    held: list[float] = []
-    per_source = {}
-    for src in sources:
-        train = [r for r in rows if r.source != src]
-        test = [r for r in rows if r.source == src]
-        if not train or not test:
-            continue
-        p = _fit("cv", train, "")
-        errs = [abs(math.log(predict_row(r, p) / r.measured)) for r in test]
-        held += errs
-        per_source[src] = _stats(errs)
-    return {"held_out": _stats(held), "sources": per_source}
+
+def fit_shipped(progress: Progress | None = None) -> dict[str, Any]:
+    """What `calibrate` writes to data/profiles.toml: the constants fitted to every scored row,
+    the rows behind each label, and the ranges held-out validation found (leave-one-source-out
+    for chips of a measured kind, leave-one-kind-out for the rest)."""
+    rows = scored_rows()
+    n_src = len({r.publication for r in rows})
+    n_kind = len({crossval.hardware_kind(r.hardware) for r in rows})
+    total = n_src + n_kind + 1
+
+    def step(offset: int) -> Progress | None:
+        if progress is None:
+            return None
+        return lambda i, _n: progress(offset + i, total)
+
+    fitted = crossval.fit_rows(rows, _terms)
+    if progress is not None:
+        progress(1, total)
+    loso = cross_validate("source", step(1))
+    loko = cross_validate("kind", step(1 + n_src))
+    counts: dict[str, dict[str, int]] = {}
+    for kind, labels in crossval.labels(rows).items():
+        for label in labels:
+            counts.setdefault(kind, {}).setdefault(label, 0)
+            counts[kind][label] += 1
+    return {
+        "fitted": fitted,
+        "band_known": loso["band"],
+        "band_new": loko["band"],
+        "fitted_on": [r.row for r in rows],
+        "label_rows": counts,
+        "held_out": {"source": loso["held_out"], "kind": loko["held_out"]},
+    }

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from .. import units
@@ -211,3 +213,25 @@ def deployment_from_args(args: argparse.Namespace, chips: int | None = None) -> 
         engine=getattr(args, "engine", None),
         price_usd_per_hour=getattr(args, "price", None),
     )
+
+
+@contextlib.contextmanager
+def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on standard error (rich's, when it is installed and standard error is a
+    terminal; nothing otherwise): yields `progress(done, total)`."""
+    try:
+        from rich.progress import Progress
+    except ImportError:  # the `cli` extra is not installed
+        Progress = None  # type: ignore[assignment,misc]  # noqa: N806
+    if Progress is None or not sys.stderr.isatty():
+        yield lambda _done, _total: None
+        return
+    from rich.console import Console
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield progress

@@ -9,7 +9,15 @@ import sys
 from pathlib import Path
 
 from .. import units
-from ._common import Parser, dump_json, fmt_time, int_list, positive_int, print_table
+from ._common import (
+    Parser,
+    dump_json,
+    fmt_time,
+    int_list,
+    positive_int,
+    print_table,
+    progress_bar,
+)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -17,7 +25,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     results, failed = validate(args.engine)
     summary = summarise(results)
-    cv = cross_validate() if args.cv else None
+    cv = None
+    if args.cv:
+        with progress_bar("cross-validating") as progress:
+            cv = {by: cross_validate(by, progress) for by in ("source", "kind")}
     if args.json:
         dump_json(
             {
@@ -98,12 +109,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 )
             )
         if cv:
-            h = cv["held_out"]
-            print(
-                f"leave-one-source-out (default profile refitted without each source): "
-                f"median {h['median']:.3f}, 90th percentile {h['p90']:.3f} over "
-                f"{int(h['rows'])} held-out rows"
-            )
+            for by, title in (("source", "source"), ("kind", "hardware kind")):
+                c, h = cv[by], cv[by]["held_out"]
+                print(
+                    f"leave-one-{title.replace(' ', '-')}-out (refitted without each of "
+                    f"{len(c['groups'])}): median {h['median']:.3f}, 90th percentile "
+                    f"{h['p90']:.3f} over {int(h['rows'])} rows; each {title}'s own median: "
+                    f"typical {c['median_of_group_medians']:.3f}, "
+                    f"{c['groups_within_0_15']} of {len(c['groups'])} at most 0.15; "
+                    f"80% range holds {c['coverage_80']:.1%}"
+                )
         for r, why in failed:
             print(f"llm-roofline: warning: row {r.row} not predicted: {why}", file=sys.stderr)
     if args.out:
@@ -116,30 +131,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    import tomllib  # noqa: F401  (the output is read back by the package with tomllib)
+    from ..calibrate import profiles_toml
+    from ..validate import fit_shipped
 
-    from ..calibrate import profile_record
-    from ..validate import fit_profiles
-
-    profiles = fit_profiles(min_rows=args.min_rows)
-    lines = [
-        "# Calibration profiles fitted by `llm-roofline calibrate` on data/validation.csv.",
-        "# Each lists the validation rows (`row`) it was fitted on. Do not edit by hand.",
-        "",
-    ]
-    for p in profiles:
-        rec = profile_record(p)
-        lines.append(f"[{json.dumps(p.name)}]")
-        for k in ("flops_eff", "prefill_eff", "bw_eff", "comm_eff", "overhead_s", "low", "high"):
-            lines.append(f"{k} = {rec[k]}")
-        lines.append(f"note = {json.dumps(rec['note'])}")
-        lines.append(f"fitted_on = {json.dumps(rec['fitted_on'])}")
-        lines.append("stats = { " + ", ".join(f"{k} = {v}" for k, v in rec["stats"].items()) + " }")
-        lines.append("")
-    text = "\n".join(lines)
+    with progress_bar("fitting and cross-validating") as progress:
+        text = profiles_toml(fit_shipped(progress))
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {len(profiles)} profiles to {args.out}", file=sys.stderr)
+        print(f"wrote the calibrated engine's constants to {args.out}", file=sys.stderr)
     else:
         print(text)
     return 0
@@ -218,20 +217,24 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     v = sub.add_parser("validate", help="predicted against published measurements")
-    v.add_argument("--engine", default="ideal", help="ideal, calibrated, or a profile name")
-    v.add_argument("--cv", action="store_true", help="also leave-one-source-out validation")
+    v.add_argument(
+        "--engine",
+        default="ideal",
+        help="ideal (default), calibrated (each row with its own engine family), or an engine "
+        "family: vllm, trtllm, sglang, llamacpp, lmdeploy, mlx, habana",
+    )
+    v.add_argument(
+        "--cv",
+        action="store_true",
+        help="also cross-validate the calibrated engine: leave one source out, and leave one "
+        "hardware kind out",
+    )
     v.add_argument("--out", help="write the scatter plot (PNG and SVG) into this folder")
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_validate)
 
-    c = sub.add_parser("calibrate", help="fit the calibration profiles to the validation set")
-    c.add_argument(
-        "--min-rows",
-        type=positive_int,
-        default=12,
-        help="fit a family or hardware-class profile only with this many rows",
-    )
-    c.add_argument("--out", help="write the profiles TOML here (default: standard output)")
+    c = sub.add_parser("calibrate", help="fit the calibrated engine to the validation set")
+    c.add_argument("--out", help="write profiles.toml here (default: standard output)")
     c.set_defaults(func=cmd_calibrate)
 
     me = sub.add_parser("measure", help="measure this machine and a real decode (needs torch)")
