@@ -155,7 +155,9 @@ def _per_row(predict_one):  # type: ignore[no-untyped-def]
     """fitting.fit's predictor from a Profile predictor: rows without labels share constants."""
 
     def predict(values: dict[str, np.ndarray]) -> np.ndarray:
-        return np.asarray(predict_one(Profile("fit").with_values({k: float(v[0]) for k, v in values.items()})))
+        return np.asarray(
+            predict_one(Profile("fit").with_values({k: float(v[0]) for k, v in values.items()}))
+        )
 
     return predict
 

@@ -34,7 +34,7 @@ def test_ideal_numbers(text: str, ideal: dict) -> None:  # type: ignore[type-arg
     from llm_roofline.validate import load_rows
 
     added = [r for r in load_rows() if r.row > 1000]
-    assert f"and {len(added)} added from five further sources" in text
+    assert f"and {len(added)} added from further sources" in text
     assert f"**{s['ceiling_rows']}** rows come from max-throughput tables" in text
     scored = int(s["overall"]["rows"])
     assert f"leaves **{scored}** scored rows" in text
@@ -51,8 +51,8 @@ def test_ideal_numbers(text: str, ideal: dict) -> None:  # type: ignore[type-arg
     )
 
 
-@pytest.mark.slow  # leave-one-source-out refits every profile once per source: ~40 s
 def test_calibrated_and_cross_validation_numbers(text: str, ideal: dict) -> None:  # type: ignore[type-arg]
+    # validate --cv runs in about 3 s (issue 14): no longer a slow test
     out = _validate("--engine", "calibrated", "--cv")
     s, cv = out["summary"], out["cross_validation"]
     scored = int(s["overall"]["rows"])
@@ -60,33 +60,18 @@ def test_calibrated_and_cross_validation_numbers(text: str, ideal: dict) -> None
         f"| all {scored} scored rows (fitted on them) | **{s['overall']['median']:.3f}** | "
         f"**{s['overall']['p90']:.3f}** |" in text
     )
-    h = cv["held_out"]
-    # issue #5's targets on held-out sources: median |ln error| <= 0.15, 90th pct <= 0.40
-    assert h["median"] <= 0.15 and h["p90"] <= 0.40
-    assert (
-        f"| held out: leave-one-source-out | **{h['median']:.3f}** | **{h['p90']:.3f}** |" in text
-    )
-    assert f"each of the {len(cv['sources'])} sources" in text
-    # the two sources the page names: SGLang's expert parallelism, TensorRT-LLM's DeepSeek-R1
-    src = cv["sources"]
-    sglang = next(v for k, v in src.items() if "large-scale-ep" in k)
-    r1 = next(v for k, v in src.items() if "DeepSeek-R1" in k)
-    assert f"held-out median **{sglang['median']:.3f}**" in text
-    assert f"comes next at **{r1['median']:.3f}** held out" in text
-    # and rows 1053 and 1055, quoted against their measured time per output token
-    from llm_roofline.validate import load_rows, validate
-
-    rows = [r for r in load_rows() if r.row in (1053, 1055)]
-    res = {x.row.row: x for x in validate("calibrated", rows)[0]}
-    assert f"**{res[1053].ratio:.2f}×** and **{res[1055].ratio:.2f}×** of the measured" in text
-    assert f"{res[1053].predicted * 1e3:.1f} ms against 38.75 ms" in text
-    assert f"{res[1055].predicted * 1e3:.1f} ms against 59.73 ms" in text
-    import statistics
-
-    per_source = [v["median"] for v in cv["sources"].values()]
-    assert f"held-out medians is **{statistics.median(per_source):.3f}**" in text
-    over = sum(m > 0.15 for m in per_source)
-    assert f"**{over} of {len(per_source)}** sources are above 0.15 held out" in text
+    for by, label in (("source", "leave-one-source-out"), ("kind", "leave-one-hardware-kind-out")):
+        c, h = cv[by], cv[by]["held_out"]
+        assert f"| held out: {label} | **{h['median']:.3f}** | **{h['p90']:.3f}** |" in text
+        n, ok = len(c["groups"]), c["groups_within_0_15"]
+        assert f"**{ok} of {n}**" in text
+        assert f"**{c['median_of_group_medians']:.3f}**" in text
+        assert f"**{c['coverage_80']:.1%}**" in text
+        # the issue's range target: the nominal 80% range holds 70-90% of held-out rows
+        assert 0.7 <= c["coverage_80"] <= 0.9
+        for name, v in c["groups"].items():  # every group's row in its table
+            assert f"| {int(v['rows'])} | {v['median']:.3f} | {v['p90']:.3f} |" in text, name
+    assert f"each of the {len(cv['source']['groups'])} sources" in text
     fam = s["by_engine_family"]
     assert f"LMDeploy **{fam['lmdeploy']['median']:.3f}**" in text
     assert f"llama.cpp **{fam['llama.cpp']['median']:.3f}**" in text

@@ -62,6 +62,7 @@ def hardware_kind(hw_id: str) -> str:
     chip = get_hardware(hw_id)
     return f"{chip.vendor} {chip.chip_class}".strip()
 
+
 # contexts kept per row: a pass's time is smooth in the context (linear in the KV terms, one
 # kink where memory and compute cross), so the mean over 64 evenly spaced contexts is within
 # 0.07% of the mean over all on the shipped rows, at a 17th of the work
@@ -89,9 +90,9 @@ def _concat(steps: Sequence[tuple[StepTime, NDArray[np.intp]]]) -> StepTime:
     values: dict[str, Any] = {}
     for name in _FIELDS:
         parts = [
-            np.broadcast_to(np.asarray(getattr(s.one_batch, name), dtype=np.float64), s.batch.shape)[
-                idx
-            ]
+            np.broadcast_to(
+                np.asarray(getattr(s.one_batch, name), dtype=np.float64), s.batch.shape
+            )[idx]
             for s, idx in steps
         ]
         values[name] = np.concatenate(parts)
@@ -180,7 +181,10 @@ class Stack:
     def predict(self, timing: Timing) -> FloatArray:
         """Each row's metric with every pass timed under `timing`."""
         t = timing.pass_time(self.step)
-        tpot = np.bincount(self.point_row, weights=t * self.point_weight, minlength=self.rows)
+        tpot = np.asarray(
+            np.bincount(self.point_row, weights=t * self.point_weight, minlength=self.rows),
+            dtype=np.float64,
+        )
         pre = self.first_is_prefill
         ttft = np.where(
             pre,
@@ -258,7 +262,11 @@ def _stats(e: FloatArray) -> dict[str, float]:
     a = np.abs(e)
     if a.size == 0:
         return {"rows": 0.0}
-    return {"rows": float(a.size), "median": float(np.median(a)), "p90": float(np.percentile(a, 90))}
+    return {
+        "rows": float(a.size),
+        "median": float(np.median(a)),
+        "p90": float(np.percentile(a, 90)),
+    }
 
 
 def cross_validate(
@@ -288,7 +296,7 @@ def cross_validate(
         z = [fitted.values_for({kind: v[i] for kind, v in lab.items()}) for i in test]
         values = {p: np.asarray([zi[p] for zi in z]) for p in z[0]}
         pred = _select(st, test).predict_constants(values)
-        err[test] = log_time_ratio([rows[i] for i in test], pred)
+        err[test] = log_time_ratio([rows[int(i)] for i in test], pred)
         if progress is not None:
             progress(k + 1, len(names))
     inside = np.zeros(len(rows), dtype=bool)

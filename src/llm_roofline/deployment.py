@@ -149,6 +149,7 @@ class Deployment:
             "kv_dtype": self.kv_dtype,
             "overlap": self.overlap,
             "engine": self.engine,
+            "engine_profile": self.profile.note if self.profile is not None else "ideal",
             "price_usd_per_hour": self.chip.price_usd_per_s * hour or None,
             "split_rule": self.split_rule,
         }

@@ -222,7 +222,7 @@ def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
     try:
         from rich.progress import Progress
     except ImportError:  # the `cli` extra is not installed
-        Progress = None  # type: ignore[assignment,misc]  # noqa: N806
+        Progress = None  # type: ignore[assignment,misc]
     if Progress is None or not sys.stderr.isatty():
         yield lambda _done, _total: None
         return

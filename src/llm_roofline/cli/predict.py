@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..serving import MODES
 from ._common import (
@@ -57,6 +58,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
     ranges = {k: v for k, v in res.extra.items() if v is not None}
     record = {**res.inputs, **res.outputs, **ranges}
+    record["engine_profile"] = _profile_note(record)
     if res.warning:
         print(f"llm-roofline: warning: {res.warning}", file=sys.stderr)
     if args.json:
@@ -82,7 +84,20 @@ def cmd_predict(args: argparse.Namespace) -> int:
     engine = record["engine"]
     what = "the ideal lower bound" if engine == "ideal" else "calibrated estimate (range)"
     print_table(f"scenario, engine {engine}: {what}", ("column", "value"), rows)
+    if engine != "ideal":
+        print(f"engine {engine}: {record['engine_profile']}")
     return 0
+
+
+def _profile_note(record: dict[str, Any]) -> str:
+    """Which constants the calibrated engine took for this chip ("ideal" for the ideal)."""
+    from ..calibrate import get_profile
+    from ..catalog import get_hardware, list_hardware
+
+    hw = str(record.get("hardware", ""))
+    chip = get_hardware(hw) if hw in list_hardware() else None
+    prof = get_profile(str(record["engine"]), chip)
+    return "ideal" if prof is None else prof.note
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 from pathlib import Path
 
@@ -127,6 +126,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
         stem = Path(args.out) / f"validation_{args.engine}"
         write_validation_figure(results, f"predicted vs measured, engine {args.engine}", stem)
         print(f"wrote {stem}.png and .svg", file=sys.stderr)
+        if cv:
+            from ..plots import write_residual_figure
+
+            for by in ("source", "kind"):
+                stem = Path(args.out) / f"residuals_by_{by}"
+                what = "source" if by == "source" else "hardware kind"
+                write_residual_figure(
+                    cv[by], f"calibrated engine, each {what} held out: error against", stem
+                )
+                print(f"wrote {stem}.png and .svg", file=sys.stderr)
     return 0
 
 

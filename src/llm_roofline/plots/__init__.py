@@ -29,7 +29,7 @@ from .economics import write_cache_tiers_figure, write_cost_vs_context_figure
 from .optimize import write_frontier_figure
 from .spec import PlotSpec
 from .step import context_crossover, fig_step_vs_batch, fig_step_vs_context
-from .validation import write_validation_figure
+from .validation import write_residual_figure, write_validation_figure
 from .workers import run_split
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ __all__ = [
     "write_cost_vs_context_figure",
     "write_figures",
     "write_frontier_figure",
+    "write_residual_figure",
     "write_validation_figure",
 ]
 

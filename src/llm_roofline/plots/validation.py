@@ -8,7 +8,7 @@ from typing import Any
 
 from .canvas import new_figure, save, set_title
 
-__all__ = ["write_validation_figure"]
+__all__ = ["write_residual_figure", "write_validation_figure"]
 
 
 def write_validation_figure(results: Any, title: str, path_stem: str | Path) -> list[Path]:
@@ -56,5 +56,49 @@ def write_validation_figure(results: Any, title: str, path_stem: str | Path) -> 
             fontsize=9,
         )
     axes[1].legend(fontsize=6, ncol=2, loc="upper left")
+    fig.suptitle(title, fontsize=10)
+    return save(fig, path_stem)
+
+
+def write_residual_figure(cv: dict[str, Any], title: str, path_stem: str | Path) -> list[Path]:
+    """Held-out errors ln(measured time / predicted time) of `validate.cross_validate` against
+    the batch, the context, the chips, the model's size and the hardware kind: where a
+    pattern shows, the calibrated engine's form misses something physical."""
+    import numpy as np
+
+    from ..catalog import get_model
+    from ..crossval import hardware_kind
+    from ..validate import load_rows
+
+    by_row = {r.row: r for r in load_rows()}
+    rows = [by_row[i] for i in cv["rows"]]
+    err = np.asarray(cv["errors"])
+    panels = (
+        ("batch (sequences)", [float(r.batch or 1) for r in rows], True),
+        (
+            "context: input + output (tokens)",
+            [float(r.input_len + r.output_len) for r in rows],
+            True,
+        ),
+        ("chips", [float(r.chips) for r in rows], True),
+        ("model parameters", [float(get_model(r.model).params_stored) for r in rows], True),
+    )
+    fig, axes = new_figure(24, 5, ncols=5)
+    flat = list(axes)
+    for ax, (label, x, log) in zip(flat, panels, strict=False):
+        ax.scatter(x, err, s=10, alpha=0.6)
+        ax.axhline(0.0, color="black", lw=1)
+        ax.set_xscale("log" if log else "linear")
+        ax.set_xlabel(label)
+        ax.grid(alpha=0.3, which="both")
+    flat[0].set_ylabel("ln(measured / predicted time), held out")
+    kinds = sorted({hardware_kind(r.hardware) for r in rows})
+    ax = flat[4]
+    data = [err[[hardware_kind(r.hardware) == k for r in rows]] for k in kinds]
+    ax.boxplot(data, vert=False)
+    ax.yaxis.tick_right()
+    ax.set_yticks(range(1, len(kinds) + 1), kinds, fontsize=8)
+    ax.axvline(0.0, color="black", lw=1)
+    ax.set_xlabel("ln(measured / predicted time), held out")
     fig.suptitle(title, fontsize=10)
     return save(fig, path_stem)
