@@ -169,7 +169,9 @@ TRUTH = dict(
     kv_eff=0.6,
     comm_eff=0.5,
     overhead_s=2e-3,
+    prefill_overhead_s=3e-3,
     layer_s=1.5e-5,
+    gqa_share=0.8,
 )
 
 
@@ -179,6 +181,7 @@ def test_fit_recovers_known_constants_from_synthetic_data() -> None:
     def predict(p: Profile) -> np.ndarray:  # each figure measured 200 times: the data, not
         return np.tile(one(p), 200)  # the priors (worth a few rows each), decide the fit
 
+    assert set(TRUTH) == set(PARAMETERS)  # a new constant needs a true value here
     measured = predict(Profile("truth").with_values(TRUTH))
     f = fit(_per_row(predict), measured, {})
     got = {k: float(from_z(k, f.shared[k])) for k in PARAMETERS}

@@ -79,17 +79,19 @@ class Profile:
     kv_eff: float = 1.0
     comm_eff: float = 1.0
     overhead_s: float = 0.0
+    prefill_overhead_s: float = 0.0
     layer_s: float = 0.0
+    gqa_share: float = 1.0  # the share of GQA's saving on KV reads the attention kernel gets
     # a predicted time times `low` and `high` is its range: the 10th and 90th percentiles of
     # measured / predicted time on held-out rows (a throughput is divided by them)
     low: float = 1.0
     high: float = 1.0
     fitted_on: tuple[int, ...] = ()  # validation rows (`row` of data/validation.csv)
     note: str = ""
-    # real engines mostly wait for their collectives (TP all-reduces feed the next layer):
-    # "none" times the one-micro-batch schedule; any other value keeps the ideal's schedule
-    # (communication hidden where it chose two micro-batches)
-    comm_overlap: str = "none"
+    # real engines wait for their tensor-parallel all-reduces (they feed the next layer) but
+    # overlap expert-parallel all-to-alls: "expert" (pass_time); "none" always times one
+    # micro-batch, "all" the ideal's schedule
+    comm_overlap: str = "expert"
     stats: dict[str, float] = field(default_factory=dict)
 
     def values(self) -> FloatArray:
@@ -111,13 +113,31 @@ def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False)
     """The time of a pass under a profile (its ideal time when `profile` is None).
 
     The profile keeps communication on the critical path: it times the one-micro-batch
-    schedule (`StepTime.one_batch`). Prompt tokens' matmuls and attention run at `prefill_eff`
-    (all of a pass with `prefill=True`; a mixed step's prefill share otherwise), decode
-    tokens' at `flops_eff`.
+    schedule (`StepTime.one_batch`), except that where the split is expert-parallel and the
+    ideal chose two micro-batches, it takes two where that is faster under the profile too
+    (`comm_overlap` "expert": engines serving wide expert parallelism overlap their dispatch
+    and combine with the other micro-batch's compute). Prompt tokens' matmuls and attention
+    run at `prefill_eff` (all of a pass with `prefill=True`; a mixed step's prefill share
+    otherwise), decode tokens' at `flops_eff`.
     """
     if profile is None:
         return step.t_step
-    s = step.one_batch if profile.comm_overlap == "none" else step
+    if profile.comm_overlap == "all":  # the ideal's schedule
+        t = _timed(step, profile, prefill, step.micro_batches > 1)
+    else:
+        t = _timed(step.one_batch, profile, prefill, False)
+        if profile.comm_overlap == "expert" and step.single is not None:
+            two = (step.micro_batches > 1) & (np.asarray(step.ep) > 1)
+            if np.any(two):
+                t = np.where(two, np.minimum(t, _timed(step, profile, prefill, True)), t)
+    fixed = profile.overhead_s + profile.layer_s * step.layers
+    if prefill:
+        fixed = fixed + profile.prefill_overhead_s
+    return np.asarray(t + fixed, dtype=np.float64)
+
+
+def _timed(s: StepTime, profile: Profile, prefill: bool, hidden: Any) -> FloatArray:
+    """A schedule's terms under the profile's efficiencies, communication added or hidden."""
     if prefill:
         mm_pre, at_pre = s.t_matmul, s.t_attn
     else:
@@ -128,13 +148,12 @@ def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False)
         t_matmul,
         t_attn,
         s.t_weights / profile.bw_eff,
-        s.t_kv / profile.kv_eff,
+        s.t_kv * (1.0 + (s.kv_group - 1.0) * (1.0 - profile.gqa_share)) / profile.kv_eff,
         s.t_comm / profile.comm_eff,
         s.overlap,
-        comm_hidden=(s.micro_batches > 1) if profile.comm_overlap != "none" else False,
+        comm_hidden=hidden,
     )
-    fixed = profile.overhead_s + profile.layer_s * getattr(s, "layers", 0.0)
-    return np.asarray(t + fixed, dtype=np.float64)
+    return np.asarray(t, dtype=np.float64)
 
 
 def memory_kind(chip: Chip) -> str:

@@ -43,9 +43,20 @@ __all__ = [
     "to_z",
 ]
 
-PARAMETERS = ("flops_eff", "prefill_eff", "bw_eff", "kv_eff", "comm_eff", "overhead_s", "layer_s")
-EFFICIENCIES = frozenset(PARAMETERS[:5])
-_SCALE = {"overhead_s": 1e-3, "layer_s": 1e-5}  # z = 0 is 1 ms per pass, 10 µs per layer
+PARAMETERS = (
+    "flops_eff",
+    "prefill_eff",
+    "bw_eff",
+    "kv_eff",
+    "comm_eff",
+    "overhead_s",
+    "prefill_overhead_s",
+    "layer_s",
+    "gqa_share",
+)
+EFFICIENCIES = frozenset((*PARAMETERS[:5], "gqa_share"))
+# z = 0 is 1 ms per pass, 1 ms per prefill, 10 µs per layer
+_SCALE = {"overhead_s": 1e-3, "prefill_overhead_s": 1e-3, "layer_s": 1e-5}
 
 # which constants each kind of label moves (chosen by leave-one-source-out, docs/validation.md)
 EFFECTS: Mapping[str, tuple[str, ...]] = {
@@ -53,7 +64,7 @@ EFFECTS: Mapping[str, tuple[str, ...]] = {
     "vendor": ("flops_eff", "bw_eff"),
     "memory": ("bw_eff", "kv_eff"),
 }
-SHRINK = 3.0  # effects' prior: normal, sd 1/sqrt(3) = 0.58 in z (about ×1.8 on a time)
+SHRINK = 10.0  # effects' prior: normal, sd 1/sqrt(10) = 0.32 in z (about ×1.35 on a time)
 _Z90 = 1.6449  # a prior's range is its central 90%
 
 

@@ -57,7 +57,7 @@ KINDS: tuple[ChipKind, ...] = get_args(ChipKind)
 STATUSES = ("shipping", "announced")
 
 # The class of a chip: the market it is built for. Engines run differently on each, so the
-# validation fits a profile per engine family and class; docs/catalog.md says what each means.
+# validation reports errors by class; docs/catalog.md says what each means.
 ChipClass = Literal[
     "datacenter-gpu", "workstation-gpu", "consumer-gpu", "tpu", "accelerator", "soc"
 ]

@@ -81,7 +81,16 @@ def run_pass(
         tokens_per_pass=tokens_per_pass,
         system=p.system,
         layers=float(p.spec.n_layers),
+        ep=float(p.par.ep),
+        kv_group=_kv_group(p),
     )
+
+
+def _kv_group(p: Plan) -> float:
+    """Query heads per KV head: GQA's H / K (1 for MHA, and for MLA, whose heads share one
+    latent)."""
+    a = p.spec.attention
+    return 1.0 if a.kind == "mla" else a.n_heads / max(a.n_kv_heads, 1)
 
 
 def schedule(
@@ -97,6 +106,8 @@ def schedule(
     tokens_per_pass: Num,
     system: System,
     layers: float = 0.0,
+    ep: float = 1.0,
+    kv_group: float = 1.0,
 ) -> StepTime:
     """Scale the terms by `stages`, pick the schedule element by element and build the
     StepTime on the broadcast grid: one micro-batch, or two where allowed and ("auto") faster."""
@@ -134,6 +145,8 @@ def schedule(
                 "t_matmul_prefill": out(g["t_matmul_prefill"]),
                 "t_attn_prefill": out(g["t_attn_prefill"]),
                 "layers": layers,
+                "ep": ep,
+                "kv_group": kv_group,
                 "single": single,
             }
         )

@@ -132,6 +132,8 @@ class StepTime:
     t_matmul_prefill: FloatArray = field(default_factory=_zero)
     t_attn_prefill: FloatArray = field(default_factory=_zero)
     layers: float = 0.0  # the model's layers a pass runs through (pp stages in turn)
+    ep: float = 1.0  # the split's expert parallelism (a calibrated engine overlaps its all-to-alls)
+    kv_group: float = 1.0  # query heads per KV head (GQA's H / K; 1 for MHA and MLA)
     single: StepTime | None = None
 
     @property

@@ -188,8 +188,9 @@ def system_flags(
     p.add_argument(
         "--engine",
         default="calibrated",
-        help="calibrated (default: the realistic estimate with a range), ideal (the lower "
-        "bound), or a profile name (vllm, tensorrt-llm, lmdeploy, llama.cpp, ...)",
+        help="calibrated (default: the realistic estimate with a range, constants for this "
+        "chip's kind), ideal (the lower bound), or an engine family: vllm, trtllm, sglang, "
+        "llamacpp, lmdeploy, mlx, habana (adds what was measured of it)",
     )
     p.add_argument("--price", type=positive_float, help="USD per chip-hour (default: catalog)")
 

@@ -44,7 +44,10 @@ class SystemQuery(BaseModel):
     pad_heads: bool = False
     weight_dtype: str = Field("bf16", examples=["bf16"])
     kv_dtype: str = Field("bf16", examples=["bf16"])
-    engine: str = Field("calibrated", description="ideal, calibrated or a profile name")
+    engine: str = Field(
+        "calibrated",
+        description="ideal, calibrated, or an engine family (vllm, trtllm, sglang, llamacpp, ...)",
+    )
     price_usd_per_hour: float | None = Field(None, gt=0, le=1000)
     overlap: Overlap = "full"
 
