@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/optimize.py
 	$(BIN)/python benchmarks/web_load.py
+	$(BIN)/python benchmarks/validate_cv.py
 
 ## fuzz: 100,000 inputs of each kind through the config.json and scenario CSV readers
 fuzz: $(STAMP)

@@ -113,7 +113,7 @@ def test_stack_of_every_context_equals_predict_row(
     assert not np.allclose(ideal, full_stack.predict(vllm), rtol=1e-3)
 
 
-def test_64_sampled_contexts_keep_each_row_sampled_with_its_first_and_last_context(
+def test_sampled_contexts_keep_each_row_sampled_with_its_first_and_last_context(
     sampled_stack: Stack, full_stack: Stack
 ) -> None:
     # the sampling keeps `POINTS` contexts of a row with more, evenly spaced from the first
@@ -137,7 +137,7 @@ def test_64_sampled_contexts_keep_each_row_sampled_with_its_first_and_last_conte
     )
 
 
-def test_64_sampled_contexts_are_within_0_1_percent_of_every_context(
+def test_sampled_contexts_are_within_0_1_percent_of_every_context(
     rows: list[validate.ValidationRow], full_stack: Stack, sampled_stack: Stack
 ) -> None:
     for profile in (_vllm_h100(), _other_profile()):

