@@ -41,9 +41,8 @@ def main() -> None:
     for name, m in med.items():
         print(f"{name:36s} median {m:6.2f} s   ({m / base:5.1f}× python -c pass)")
     cv = med["validate --engine calibrated --cv"]
-    print(
-        f"validate --cv: {cv:.2f} s, target {TARGET_S:.0f} s: {'met' if cv <= TARGET_S else 'NOT met'}"
-    )
+    verdict = "met" if cv <= TARGET_S else "NOT met"
+    print(f"validate --cv: {cv:.2f} s, target {TARGET_S:.0f} s: {verdict}")
     print(json.dumps({"runs": RUNS, "median_s": med, "target_s": TARGET_S}))
 
 
