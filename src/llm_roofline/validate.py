@@ -330,14 +330,20 @@ _GROUPS: dict[str, Callable[[ValidationRow], str]] = {
 }
 
 
+def group_counts() -> dict[str, int]:
+    """How many groups each cross-validation holds out in turn (its number of fits)."""
+    rows = scored_rows()
+    return {by: len({g(r) for r in rows}) for by, g in _GROUPS.items()}
+
+
 def fit_shipped(progress: Progress | None = None) -> dict[str, Any]:
     """What `calibrate` writes to data/profiles.toml: the constants fitted to every scored row,
     the rows behind each label, and the ranges held-out validation found (leave-one-source-out
     for chips of a measured kind, leave-one-kind-out for the rest)."""
     rows = scored_rows()
-    n_src = len({r.publication for r in rows})
-    n_kind = len({crossval.hardware_kind(r.hardware) for r in rows})
-    total = n_src + n_kind + 1
+    groups = group_counts()
+    n_src = groups["source"]
+    total = n_src + groups["kind"] + 1
 
     def step(offset: int) -> Progress | None:
         if progress is None:

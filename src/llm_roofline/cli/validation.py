@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import units
@@ -26,8 +27,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
     summary = summarise(results)
     cv = None
     if args.cv:
+        from ..validate import group_counts
+
+        counts = group_counts()  # one bar over both: the sources' folds, then the kinds'
+        total = sum(counts.values())
         with progress_bar("cross-validating") as progress:
-            cv = {by: cross_validate(by, progress) for by in ("source", "kind")}
+
+            def shifted(offset: int) -> Callable[[int, int], None]:
+                return lambda i, _n: progress(offset + i, total)
+
+            cv = {
+                by: cross_validate(by, shifted(offset))
+                for by, offset in (("source", 0), ("kind", counts["source"]))
+            }
     if args.json:
         dump_json(
             {
