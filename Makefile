@@ -29,7 +29,7 @@ chromium:
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -m "not slow"
 
-## test-slow: the checks marked slow, which make test leaves out (validate --cv, calibrate, fuzz)
+## test-slow: the checks marked slow, which make test leaves out (a short fuzz run)
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
