@@ -135,7 +135,7 @@ def _one_scenario(r: CliRun, tmp: Path) -> None:
     assert list(out) == [*INPUT_COLUMNS, *OUTPUT_COLUMNS, *RANGE_COLUMNS, "engine_profile"]
     assert out["tp"] == 1 and out["engine"] == "calibrated" and out["kv_dtype"] == "bf16"
     # which measured constants the calibrated engine took for this chip
-    assert "vendor NVIDIA" in out["engine_profile"] and "memory gddr" in out["engine_profile"]
+    assert "vendor nvidia" in out["engine_profile"] and "memory gddr" in out["engine_profile"]
     assert out["tpot_s_low"] <= out["tpot_s"] <= out["tpot_s_high"]
     for c in OUTPUT_COLUMNS:
         if isinstance(out[c], float):

@@ -70,8 +70,27 @@ def test_calibrated_and_cross_validation_numbers(text: str, ideal: dict) -> None
         # the issue's range target: the nominal 80% range holds 70-90% of held-out rows
         assert 0.7 <= c["coverage_80"] <= 0.9
         for name, v in c["groups"].items():  # every group's row in its table
-            assert f"| {int(v['rows'])} | {v['median']:.3f} | {v['p90']:.3f} |" in text, name
+            row = f"| {int(v['rows'])} | {v['median']:.3f} | {v['p90']:.3f} | "
+            assert row + f"{v['coverage_80']:.0%} |" in text, name
     assert f"each of the {len(cv['source']['groups'])} sources" in text
+    # the constants' table: each shared constant, its prior's range and its standard error
+    from llm_roofline.calibrate import shipped
+    from llm_roofline.fitting import PARAMETERS, from_z, load_priors
+
+    fitted, priors = shipped().fitted, load_priors()  # type: ignore[union-attr]
+
+    def fmt(name: str, v: float) -> str:
+        if name.endswith("_s"):
+            return f"{v * 1e3:.3g} ms" if v >= 1e-4 else f"{v * 1e6:.3g} µs"
+        return f"{v:.3f}"
+
+    for k in PARAMETERS:
+        z, sd = fitted.shared[k], fitted.shared_sd[k]
+        lo, hi = sorted((float(from_z(k, z - sd)), float(from_z(k, z + sd))))
+        prior = f"{fmt(k, priors[k].low)} – {fmt(k, priors[k].high)}"
+        value = f"{fmt(k, float(from_z(k, z)))} ({fmt(k, lo)} – {fmt(k, hi)})"
+        assert f"| `{k}` | {prior} | {value} |" in text, k
+    assert f"estimated from them (**{fitted.sigma:.3f}**)" in text
     fam = s["by_engine_family"]
     assert f"LMDeploy **{fam['lmdeploy']['median']:.3f}**" in text
     assert f"llama.cpp **{fam['llama.cpp']['median']:.3f}**" in text

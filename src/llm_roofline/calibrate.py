@@ -1,6 +1,6 @@
-"""Calibrated predictions: the ideal terms scaled by achievable efficiencies, plus fixed times.
+"""Calibrated predictions: the ideal terms under fitted efficiencies, plus fixed times.
 
-A `Profile` holds seven constants, each with a physical meaning and a plausible range
+A `Profile` holds nine constants, each with a physical meaning and a plausible range
 (`data/priors.toml`):
 
 - `flops_eff`: fraction of dense peak FLOP/s that decode tokens' matmuls and attention reach;
@@ -8,16 +8,21 @@ A `Profile` holds seven constants, each with a physical meaning and a plausible 
   and the prefill share a continuous-batching step carries (`StepTime.t_matmul_prefill`,
   `t_attn_prefill`);
 - `bw_eff`: fraction of memory bandwidth reached streaming the weights;
-- `kv_eff`: the same for the attention kernel's KV-cache reads (paged, per-sequence gathers);
-- `comm_eff`: fraction of the ideal speed collectives reach (latency and bandwidth together:
-  fitting the two apart did not hold out better, docs/validation.md);
+- `kv_eff`: the same for the attention kernel's KV-cache reads;
+- `gqa_share`: the share of grouped-query attention's saving on KV reads the kernel gets (a
+  kernel that reads each KV head once per query head reads g = `StepTime.kv_group` times more);
+- `comm_eff`, `prefill_comm_eff`: fraction of the ideal speed a decode step's collectives
+  reach (kilobyte messages), and a prefill's (megabytes and more);
 - `overhead_s`: a fixed time per pass (scheduler, sampling, host synchronisation);
+- `prefill_overhead_s`: a further fixed time for a request's first token (its prefill, or the
+  mixed step carrying its prompt: request setup, a context phase outside CUDA graphs);
 - `layer_s`: a fixed time per layer and pass (kernel launches; `StepTime.layers`).
 
-A pass then takes `combine(t_compute / eff, t_weights / bw_eff + t_kv / kv_eff)
-+ t_comm / comm_eff + overhead_s + layers · layer_s`, with the ideal engine's overlap of compute
-and memory, but communication on the critical path with one micro-batch (real engines mostly
-wait for their all-reduces: the StepTime's `one_batch` terms).
+A pass takes `combine(t_compute / eff, t_weights / bw_eff + t_kv · (1 + (g − 1)(1 −
+gqa_share)) / kv_eff) + t_comm / comm_eff + overhead_s + layers · layer_s` (+
+`prefill_overhead_s`), with the ideal engine's overlap of compute and memory and
+communication on the critical path with one micro-batch (the StepTime's `one_batch` terms),
+except where the split is expert-parallel (`comm_overlap` "expert", `pass_time`).
 
 The constants are fitted once to every scored validation row (`fitting.py`): shared values plus
 effects of the engine family, the chip's vendor and its memory kind, and `data/profiles.toml`
@@ -25,7 +30,8 @@ keeps them. `get_profile(engine, chip)` puts together the profile of an engine f
 no named engine: "calibrated") on a chip, from what was measured of each; a chip or engine
 never measured takes the shared values. Its range (`low`, `high`: a time's 10th and 90th
 percentile as multiples of the prediction) is what held-out validation found: leave one source
-out where the chip's kind was measured, leave its whole hardware kind out where it was not.
+out where the chip's hardware kind (`HARDWARE_KINDS`) was measured, leave its whole kind out
+where it was not.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ import numpy as np
 
 from .arrays import FloatArray
 from .errors import ConfigError, UnknownIdError
-from .fitting import PARAMETERS, Fitted
+from .fitting import EFFECTS, PARAMETERS, Fitted
 from .hardware import Chip
 from .roofline import StepTime, _combine
 
@@ -81,6 +87,7 @@ class Profile:
     overhead_s: float = 0.0
     prefill_overhead_s: float = 0.0
     layer_s: float = 0.0
+    prefill_comm_eff: float = 1.0
     gqa_share: float = 1.0  # the share of GQA's saving on KV reads the attention kernel gets
     # a predicted time times `low` and `high` is its range: the 10th and 90th percentiles of
     # measured / predicted time on held-out rows (a throughput is divided by them)
@@ -89,8 +96,10 @@ class Profile:
     fitted_on: tuple[int, ...] = ()  # validation rows (`row` of data/validation.csv)
     note: str = ""
     # real engines wait for their tensor-parallel all-reduces (they feed the next layer) but
-    # overlap expert-parallel all-to-alls: "expert" (pass_time); "none" always times one
-    # micro-batch, "all" the ideal's schedule
+    # overlap expert-parallel all-to-alls: "expert" hides all of an expert-parallel pass's
+    # communication where two micro-batches are faster (with tp > 1 too, which is optimistic:
+    # the ideal stays the floor); "none" always times one micro-batch, "all" the ideal's
+    # schedule
     comm_overlap: str = "expert"
     stats: dict[str, float] = field(default_factory=dict)
 
@@ -101,15 +110,19 @@ class Profile:
         """This profile with other constants (floats, or arrays: one value per pass)."""
         return replace(self, **{k: values[k] for k in PARAMETERS if k in values})
 
-    def pass_time(self, step: StepTime, *, prefill: bool = False) -> FloatArray:
+    def pass_time(
+        self, step: StepTime, *, prefill: bool = False, first_token: bool = False
+    ) -> FloatArray:
         """A pass under this profile (`pass_time`): how serving times a calibrated engine."""
-        return pass_time(step, self, prefill=prefill)
+        return pass_time(step, self, prefill=prefill, first_token=first_token)
 
 
 IDEAL = Profile(name="ideal", note="datasheet peaks, no overheads: a lower bound on time")
 
 
-def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False) -> FloatArray:
+def pass_time(
+    step: StepTime, profile: Profile | None, *, prefill: bool = False, first_token: bool = False
+) -> FloatArray:
     """The time of a pass under a profile (its ideal time when `profile` is None).
 
     The profile keeps communication on the critical path: it times the one-micro-batch
@@ -118,7 +131,8 @@ def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False)
     (`comm_overlap` "expert": engines serving wide expert parallelism overlap their dispatch
     and combine with the other micro-batch's compute). Prompt tokens' matmuls and attention
     run at `prefill_eff` (all of a pass with `prefill=True`; a mixed step's prefill share
-    otherwise), decode tokens' at `flops_eff`.
+    otherwise), decode tokens' at `flops_eff`. A prefill, and a mixed step that gives a new
+    request its first token (`first_token`), pay `prefill_overhead_s` besides.
     """
     if profile is None:
         return step.t_step
@@ -127,13 +141,26 @@ def pass_time(step: StepTime, profile: Profile | None, *, prefill: bool = False)
     else:
         t = _timed(step.one_batch, profile, prefill, False)
         if profile.comm_overlap == "expert" and step.single is not None:
-            two = (step.micro_batches > 1) & (np.asarray(step.ep) > 1)
-            if np.any(two):
-                t = np.where(two, np.minimum(t, _timed(step, profile, prefill, True)), t)
+            two = np.flatnonzero((step.micro_batches > 1) & (np.asarray(step.ep) > 1))
+            if two.size:  # only those points: most passes of a stack have one micro-batch
+                t = np.array(t, copy=True)
+                t2 = _timed(_points(step, two), _points(profile, two), prefill, True)
+                t.flat[two] = np.minimum(t.flat[two], t2)
     fixed = profile.overhead_s + profile.layer_s * step.layers
-    if prefill:
+    if prefill or first_token:
         fixed = fixed + profile.prefill_overhead_s
     return np.asarray(t + fixed, dtype=np.float64)
+
+
+def _points(obj: Any, idx: Any) -> Any:
+    """A StepTime or Profile at the points `idx` of its arrays (numbers stay as they are)."""
+    values = {
+        k: v.ravel()[idx] if isinstance(v, np.ndarray) and v.ndim > 0 else v
+        for k, v in obj.__dict__.items()
+    }
+    out = object.__new__(type(obj))
+    out.__dict__.update(values)
+    return out
 
 
 def _timed(s: StepTime, profile: Profile, prefill: bool, hidden: Any) -> FloatArray:
@@ -149,11 +176,37 @@ def _timed(s: StepTime, profile: Profile, prefill: bool, hidden: Any) -> FloatAr
         t_attn,
         s.t_weights / profile.bw_eff,
         s.t_kv * (1.0 + (s.kv_group - 1.0) * (1.0 - profile.gqa_share)) / profile.kv_eff,
-        s.t_comm / profile.comm_eff,
+        s.t_comm / (profile.prefill_comm_eff if prefill else profile.comm_eff),
         s.overlap,
         comm_hidden=hidden,
     )
     return np.asarray(t, dtype=np.float64)
+
+
+# hardware kinds held out together by leave-one-kind-out: a GPU generation, a vendor's line
+HARDWARE_KINDS = {
+    "NVIDIA Ampere": ("a100-40gb", "a100-80gb"),
+    "NVIDIA Hopper": ("h100-sxm", "h100-pcie", "h800", "h200"),
+    "NVIDIA Blackwell": ("b200", "gb200", "b300", "gb300"),
+    "NVIDIA Rubin": ("rubin", "rubin-ultra"),
+    "NVIDIA Ada (L40S, L4)": ("l40s", "l4"),
+    "NVIDIA workstation": ("rtx-pro-6000",),
+    "consumer GPUs": ("rtx-3090", "rtx-4090", "rtx-5090"),
+    "AMD Instinct": ("mi250x", "mi300x", "mi325x", "mi355x"),
+    "Apple silicon": ("apple-m1-max", "apple-m2-ultra", "apple-m3-max", "apple-m4-max"),
+    "Google TPU": ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7"),
+    "AWS Trainium": ("trn2",),
+    "Intel Gaudi": ("gaudi2", "gaudi3"),
+}
+
+
+def chip_kind(chip: Chip) -> str:
+    """The hardware kind a chip belongs to (`HARDWARE_KINDS`: a GPU generation, a vendor's
+    line); a chip in none, its vendor and class ("Acme accelerator")."""
+    for kind, ids in HARDWARE_KINDS.items():
+        if chip.id in ids:
+            return kind
+    return f"{chip.vendor} {chip.chip_class}".strip()
 
 
 def memory_kind(chip: Chip) -> str:
@@ -202,7 +255,9 @@ def shipped() -> Shipped | None:
             },
             rows=int(rec["rows"]),
             iterations=int(rec.get("iterations", 0)),
+            sigma=float(rec.get("sigma", 1.0)),
         )
+        _check_fitted(fitted)
         lo_k, hi_k = (float(x) for x in rec["band_known"])
         lo_n, hi_n = (float(x) for x in rec["band_new"])
         return Shipped(
@@ -217,6 +272,21 @@ def shipped() -> Shipped | None:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"profiles.toml is malformed: {exc}", field="calibrated") from None
+
+
+def _check_fitted(f: Fitted) -> None:
+    """Every constant and effect of profiles.toml known and finite (else a ConfigError)."""
+    values = [*f.shared.values(), *f.shared_sd.values()]
+    for kind, labels in f.effects.items():
+        if kind not in EFFECTS:
+            raise ValueError(f"effects of an unknown kind {kind!r}")
+        for label, eff in labels.items():
+            odd = set(eff) - set(EFFECTS[kind])
+            if odd:
+                raise ValueError(f"{kind} {label!r} moves {sorted(odd)}, not {EFFECTS[kind]}")
+            values += eff.values()
+    if not all(np.isfinite(values)):
+        raise ValueError("a constant or effect is not a finite number")
 
 
 def list_profiles() -> list[str]:
@@ -237,31 +307,38 @@ def get_profile(name: str | Profile | None, chip: Chip | None = None) -> Profile
         return None if name is IDEAL else name
     key = name.strip().lower()
     known = list_profiles()
-    if key not in known:
+    s = shipped()
+    fitted = s.families if s is not None else ()  # "other" too: validation scores its rows
+    if key not in known and key not in fitted:
         raise UnknownIdError("engine profile", name, known)
     if key == "ideal":
         return None
     family = None if key == "calibrated" else ENGINE_ALIASES.get(key, key)
-    vendor = chip.vendor if chip is not None else None
-    memory = memory_kind(chip) if chip is not None else None
-    return _profile(key, family, vendor, memory)
+    if chip is None:
+        return _profile(key, family, None, None, None)
+    return _profile(key, family, chip.vendor.casefold(), memory_kind(chip), chip_kind(chip))
 
 
 @functools.cache
-def _profile(name: str, family: str | None, vendor: str | None, memory: str | None) -> Profile:
+def _profile(
+    name: str, family: str | None, vendor: str | None, memory: str | None, kind: str | None
+) -> Profile:
     s = shipped()
     assert s is not None  # list_profiles() has only "ideal" without the file
     labels = {"family": family, "vendor": vendor, "memory": memory}
     seen = {k: v for k, v in labels.items() if v and v in s.label_rows.get(k, {})}
     unseen = [f"{k} {v}" for k, v in labels.items() if v and k not in seen]
-    # a chip whose vendor and memory kind were both measured: the held-out-source range;
-    # otherwise the held-out-kind range (what a hardware kind never measured came to)
-    known = vendor is None or ("vendor" in seen and "memory" in seen)
+    # a chip of a hardware kind with measurements: the held-out-source range; a kind never
+    # measured: the held-out-kind range (what each kind came to when it was left out)
+    measured_kinds = s.label_rows.get("kind", {})
+    known = kind is None or kind in measured_kinds
     low, high = s.band_known if known else s.band_new
     used = ", ".join(f"{k} {v} ({s.label_rows[k][v]} rows)" for k, v in seen.items())
     note = f"fitted constants, shared by {s.fitted.rows} rows" + (f", with {used}" if used else "")
     if unseen:
         note += f"; not measured, so shared values for: {', '.join(unseen)}"
+    if not known:
+        note += f"; hardware kind {kind} never measured: the range of a kind held out"
     return Profile(
         name=name,
         low=low,
@@ -294,6 +371,7 @@ def profiles_toml(shipped_fit: dict[str, Any]) -> str:
         '["calibrated"]',
         f"rows = {f.rows}",
         f"iterations = {f.iterations}",
+        f"sigma = {num(f.sigma)}",
         "band_known = [" + ", ".join(num(x) for x in shipped_fit["band_known"]) + "]",
         "band_new = [" + ", ".join(num(x) for x in shipped_fit["band_new"]) + "]",
         f"fitted_on = {json.dumps(shipped_fit['fitted_on'])}",

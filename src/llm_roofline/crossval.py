@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .arrays import FloatArray
-from .calibrate import Profile, memory_kind
+from .calibrate import HARDWARE_KINDS, Profile, chip_kind, memory_kind
 from .catalog import get_hardware
 from .fitting import Fitted, fit
 from .serving import request_figures
@@ -38,29 +38,10 @@ __all__ = ["HARDWARE_KINDS", "POINTS", "Stack", "cross_validate", "fit_rows", "h
 
 Progress = Callable[[int, int], None]
 
-# hardware kinds held out together by leave-one-kind-out: a GPU generation, a vendor's line
-HARDWARE_KINDS = {
-    "NVIDIA Ampere": ("a100-40gb", "a100-80gb"),
-    "NVIDIA Hopper": ("h100-sxm", "h100-pcie", "h800", "h200"),
-    "NVIDIA Blackwell": ("b200", "gb200", "b300", "gb300"),
-    "NVIDIA Ada (L40S, L4)": ("l40s", "l4"),
-    "NVIDIA workstation": ("rtx-pro-6000",),
-    "consumer GPUs": ("rtx-3090", "rtx-4090", "rtx-5090"),
-    "AMD Instinct": ("mi250x", "mi300x", "mi325x", "mi355x"),
-    "Apple silicon": ("apple-m1-max", "apple-m2-ultra", "apple-m3-max", "apple-m4-max"),
-    "Google TPU": ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7"),
-    "AWS Trainium": ("trn2",),
-    "Intel Gaudi": ("gaudi2", "gaudi3"),
-}
-
 
 def hardware_kind(hw_id: str) -> str:
-    """The kind a chip is held out with (`HARDWARE_KINDS`; else its vendor and class)."""
-    for kind, ids in HARDWARE_KINDS.items():
-        if hw_id in ids:
-            return kind
-    chip = get_hardware(hw_id)
-    return f"{chip.vendor} {chip.chip_class}".strip()
+    """The kind a catalog chip is held out with (`calibrate.chip_kind`)."""
+    return chip_kind(get_hardware(hw_id))
 
 
 # contexts kept per row: a pass's time is smooth in the context (linear in the KV terms, one
@@ -199,7 +180,7 @@ class Stack:
         ttft = np.where(
             pre,
             timing.pass_time(self.first, prefill=True),
-            timing.pass_time(self.first),
+            timing.pass_time(self.first, first_token=True),
         )
         latency, period, tokens = request_figures(
             self.static, self.batch, self.output_len, ttft, tpot
@@ -230,10 +211,13 @@ class _PerRow:
     low: float = 1.0
     high: float = 1.0
 
-    def pass_time(self, step: StepTime, *, prefill: bool = False) -> FloatArray:
+    def pass_time(
+        self, step: StepTime, *, prefill: bool = False, first_token: bool = False
+    ) -> FloatArray:
         rows = self.stack.point_row if step is self.stack.step else slice(None)
         per = {k: v[rows] for k, v in self.values.items()}
-        return Profile("fit").with_values(per).pass_time(step, prefill=prefill)
+        prof = Profile("fit").with_values(per)
+        return prof.pass_time(step, prefill=prefill, first_token=first_token)
 
 
 # ---- fitting and cross-validation ------------------------------------------------------------
@@ -244,7 +228,7 @@ def labels(rows: Sequence[Any]) -> dict[str, list[str]]:
     chips = [get_hardware(r.hardware) for r in rows]
     return {
         "family": [r.engine_family for r in rows],
-        "vendor": [c.vendor for c in chips],
+        "vendor": [c.vendor.casefold() for c in chips],
         "memory": [memory_kind(c) for c in chips],
     }
 
@@ -257,7 +241,7 @@ def fit_rows(rows: Sequence[Any], terms: Callable[[Any], Any]) -> Fitted:
     """The constants fitted to `rows` (validation rows; `terms(row)` its ServingTerms)."""
     st = _stack(rows, terms)
     measured = np.asarray([r.measured for r in rows], dtype=np.float64)
-    return fit(st.predict_constants, measured, labels(rows))
+    return fit(st.predict_constants, measured, labels(rows), sources=[r.publication for r in rows])
 
 
 def log_time_ratio(rows: Sequence[Any], predicted: FloatArray) -> FloatArray:
@@ -302,7 +286,12 @@ def cross_validate(
     for k, name in enumerate(names):
         train, test = np.flatnonzero(keys != name), np.flatnonzero(keys == name)
         sub = {kind: [v[i] for i in train] for kind, v in lab.items()}
-        fitted = fit(_select(st, train).predict_constants, measured[train], sub)
+        fitted = fit(
+            _select(st, train).predict_constants,
+            measured[train],
+            sub,
+            sources=[rows[int(i)].publication for i in train],
+        )
         z = [fitted.values_for({kind: v[i] for kind, v in lab.items()}) for i in test]
         values = {p: np.asarray([zi[p] for zi in z]) for p in z[0]}
         pred = _select(st, test).predict_constants(values)
@@ -314,7 +303,10 @@ def cross_validate(
         own = keys == name
         lo, hi = np.percentile(err[~own], [10, 90])
         inside[own] = (err[own] >= lo) & (err[own] <= hi)
-    per = {name: _stats(err[keys == name]) for name in names}
+    per = {
+        name: {**_stats(err[keys == name]), "coverage_80": float(inside[keys == name].mean())}
+        for name in names
+    }
     medians = [v["median"] for v in per.values()]
     return {
         "held_out": _stats(err),

@@ -87,10 +87,13 @@ def run_pass(
 
 
 def _kv_group(p: Plan) -> float:
-    """Query heads per KV head: GQA's H / K (1 for MHA, and for MLA, whose heads share one
-    latent)."""
+    """Query heads per KV head on one chip: H/tp query heads over the K/kv_shards KV heads it
+    holds (GQA's H / K on one chip; fewer when tp splits past the KV heads, which each chip
+    then holds one of), 1 for MHA and for MLA (whose heads share one latent)."""
     a = p.spec.attention
-    return 1.0 if a.kind == "mla" else a.n_heads / max(a.n_kv_heads, 1)
+    if a.kind == "mla":
+        return 1.0
+    return max(1.0, a.n_heads * p.kv_shards / (max(a.n_kv_heads, 1) * p.par.tp))
 
 
 def schedule(

@@ -241,13 +241,15 @@ def request_figures(
 def _compose(terms: ServingTerms, timing: Timing | None) -> ServingColumns:
     """The figures of each scenario from its passes, each timed under `timing` (None: ideal)."""
 
-    def time(step: StepTime, *, prefill: bool = False) -> FloatArray:
-        return step.t_step if timing is None else timing.pass_time(step, prefill=prefill)
+    def time(step: StepTime, *, prefill: bool = False, first_token: bool = False) -> FloatArray:
+        if timing is None:
+            return step.t_step
+        return timing.pass_time(step, prefill=prefill, first_token=first_token)
 
     B, O, system, spans = terms.batch, terms.output_len, terms.system, terms.spans
     tpot = spans.mean(time(terms.step))
     if terms.first is not None:
-        ttft = spans.mean(time(terms.first))
+        ttft = spans.mean(time(terms.first, first_token=True))
     else:
         assert terms.prefill is not None
         ttft = time(terms.prefill, prefill=True)

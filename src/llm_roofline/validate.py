@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import crossval
-from .calibrate import Profile, get_profile, list_profiles
+from .calibrate import Profile, get_profile, shipped
 from .catalog import get_hardware, get_model
 from .errors import InputError, LlmRooflineError
 from .hardware import ChipClass
@@ -251,8 +251,9 @@ def _row_profile(engine: str | Profile, r: ValidationRow) -> Profile | None:
     if isinstance(engine, Profile):
         return engine
     chip = get_hardware(r.hardware)
-    if engine.strip().lower() == "calibrated" and r.engine_family in list_profiles():
-        return get_profile(r.engine_family, chip)
+    fitted = shipped()
+    if engine.strip().lower() == "calibrated" and fitted and r.engine_family in fitted.families:
+        return get_profile(r.engine_family, chip)  # "other" too: its rows were fitted with it
     return get_profile(engine, chip)
 
 
@@ -356,7 +357,11 @@ def fit_shipped(progress: Progress | None = None) -> dict[str, Any]:
     loso = cross_validate("source", step(1))
     loko = cross_validate("kind", step(1 + n_src))
     counts: dict[str, dict[str, int]] = {}
-    for kind, labels in crossval.labels(rows).items():
+    groups_of = {
+        **crossval.labels(rows),
+        "kind": [crossval.hardware_kind(r.hardware) for r in rows],
+    }
+    for kind, labels in groups_of.items():
         for label in labels:
             counts.setdefault(kind, {}).setdefault(label, 0)
             counts[kind][label] += 1

@@ -9,6 +9,7 @@ from typing import Any
 from ..serving import MODES
 from ._common import (
     Parser,
+    chip_from_args,
     dump_json,
     fmt_money,
     fmt_range,
@@ -58,7 +59,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
     ranges = {k: v for k, v in res.extra.items() if v is not None}
     record = {**res.inputs, **res.outputs, **ranges}
-    record["engine_profile"] = _profile_note(record)
+    record["engine_profile"] = _profile_note(str(record["engine"]), chip_from_args(args))
     if res.warning:
         print(f"llm-roofline: warning: {res.warning}", file=sys.stderr)
     if args.json:
@@ -89,14 +90,12 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
-def _profile_note(record: dict[str, Any]) -> str:
-    """Which constants the calibrated engine took for this chip ("ideal" for the ideal)."""
+def _profile_note(engine: str, chip: Any) -> str:
+    """Which constants the calibrated engine took for this chip ("ideal" for the ideal): the
+    chip of --hardware, a catalog id or a chip file, as the prediction used it."""
     from ..calibrate import get_profile
-    from ..catalog import get_hardware, list_hardware
 
-    hw = str(record.get("hardware", ""))
-    chip = get_hardware(hw) if hw in list_hardware() else None
-    prof = get_profile(str(record["engine"]), chip)
+    prof = get_profile(engine, chip)
     return "ideal" if prof is None else prof.note
 
 
