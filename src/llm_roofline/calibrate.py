@@ -69,7 +69,6 @@ ENGINE_ALIASES = {
     "llamacpp": "llama.cpp",
     "llama-cpp": "llama.cpp",
     "habana": "optimum-habana",
-    "gaudi": "optimum-habana",
     "mlx-lm": "mlx",
 }
 

@@ -36,7 +36,12 @@ class UnknownIdError(LlmRooflineError, KeyError):
         known = sorted(known)
         self.closest = closest_ids(given, known)
         hint = f"; closest: {', '.join(self.closest)}" if self.closest else ""
-        msg = f"unknown {kind} {given!r}{hint} (see the catalog: {len(known)} ids)"
+        where = (
+            f"one of {', '.join(known)}"
+            if len(known) <= 20  # a short list (engines, data types): name them all
+            else f"see the catalog: {len(known)} ids"
+        )
+        msg = f"unknown {kind} {given!r}{hint} ({where})"
         super().__init__(msg)
         self.message = msg
 
