@@ -1,11 +1,10 @@
 """Chip and System: hardware in SI units, converted once from the catalog's unit-named keys.
 
 A Chip is one accelerator as its datasheet describes it (dense peaks, memory, links, power,
-price, its kind and class). A System is n of them serving one model replica
-(`parallel.Parallelism` says how the model is split over them). Scale-up and scale-out
-bandwidths are per chip, in one direction. A record (a catalog table, a user's .toml file or
-JSON body) is checked key by key on load, every error one line naming the field; the schema is
-in docs/catalog.md.
+price, its kind and class). A System is n of them serving one model replica (`Parallelism`
+says how the model is split over them). Scale-up and scale-out bandwidths are per chip, in one
+direction. A record (a catalog table, a user's .toml file or JSON body) is checked key by key
+on load, every error one line naming the field; the schema is in docs/catalog.md.
 """
 
 from __future__ import annotations
@@ -206,7 +205,7 @@ class Chip:
     price_date: str = ""
     status: str = "shipping"
     vendor: str = ""
-    memory_type: str = ""  # "HBM3", "GDDR6X", "LPDDR5X (unified)": the calibrated engine reads it
+    memory_type: str = ""  # "HBM3", "GDDR6X", "LPDDR5X (unified)": calibrate.memory_kind
     kind: ChipKind = "gpu"  # a TPU's scale-up domain is a torus (ESTI's layouts)
     chip_class: ChipClass = _FROM_KIND  # record key `class`; not given: the one kind implies
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -280,8 +279,7 @@ class Chip:
 
     def to_record(self) -> dict[str, Any]:
         """This chip as a catalog record (unit-suffixed keys, memory in GB), the inverse of
-        from_record: `Chip.from_record(c.id, c.to_record()) == c`. Keys a Chip does not keep
-        (year, price_basis, fp6) are not written."""
+        from_record: `Chip.from_record(c.id, c.to_record()) == c` (year, price_basis, fp6 lost)."""
         by_dtype = {dt: key for key, dt in _PEAK_KEYS.items()}
         odd = sorted(set(self.peak_flops) - set(by_dtype))
         if odd:
@@ -291,10 +289,9 @@ class Chip:
                 "peak_flops",
             )
         rec: dict[str, Any] = {"name": self.name}
-        if self.vendor:
-            rec["vendor"] = self.vendor
-        if self.memory_type:
-            rec["memory_type"] = self.memory_type
+        for key, text in (("vendor", self.vendor), ("memory_type", self.memory_type)):
+            if text:
+                rec[key] = text
         rec["kind"] = self.kind
         rec["class"] = self.chip_class
         rec["status"] = self.status
@@ -352,9 +349,8 @@ class Chip:
             return self.peak_flops[compute_dtype.lower()]
         except KeyError:
             have = ", ".join(sorted(self.peak_flops))
-            raise InputError(
-                f"{self.id} has no {compute_dtype} peak; it has: {have}", field="compute_dtype"
-            ) from None
+            msg = f"{self.id} has no {compute_dtype} peak; it has: {have}"
+            raise InputError(msg, field="compute_dtype") from None
 
     @property
     def ops_per_byte(self) -> float:
