@@ -14,7 +14,6 @@ import llm_roofline as lr
 from llm_roofline.catalog import hardware_records, hardware_toml
 from llm_roofline.hardware import CHIP_CLASSES
 from llm_roofline.measure import MachineReport
-from llm_roofline.validate import hardware_class
 
 # docs/catalog.md, "Ids other programs rely on": every hardware id the catalog must hold.
 REQUIRED = """a100-40gb a100-80gb h100-sxm h100-pcie h800 h200 b200 b300 gb200 gb300 rubin
@@ -70,21 +69,18 @@ def test_every_catalog_chip_states_a_valid_class(hw_id: str) -> None:
     assert chip.chip_class == rec["class"] == CLASSES.get(hw_id, "datacenter-gpu")
 
 
-def test_validation_groups_follow_the_class() -> None:
-    # the groups the id test gave before chips had a class: GeForce "client-gpu", the RTX PRO
-    # 6000 Server Edition (named like a GeForce card) a datacenter part
-    groups = {h: hardware_class(h) for h in ALL}
-    assert {h for h, g in groups.items() if g == "client-gpu"} == {
-        "rtx-3090",
-        "rtx-4090",
-        "rtx-5090",
-    }
-    assert groups["rtx-pro-6000"] == groups["h100-sxm"] == groups["mi300x"] == "datacenter-gpu"
-    assert (groups["tpu-v5e"], groups["trn2"], groups["apple-m2-ultra"]) == (
-        "tpu",
-        "accelerator",
-        "soc",
-    )
+def test_hardware_kinds_hold_catalog_chips_and_fall_back_to_vendor_and_class() -> None:
+    # the kinds leave-one-kind-out holds out together (docs/validation.md): every id in them is
+    # a catalog chip, each in one kind; the RTX PRO 6000 Server (named like a GeForce card) is
+    # not among the consumer GPUs
+    from llm_roofline.calibrate import HARDWARE_KINDS, chip_kind
+
+    listed = [h for ids in HARDWARE_KINDS.values() for h in ids]
+    assert len(listed) == len(set(listed)) and set(listed) <= set(ALL)
+    assert chip_kind(lr.get_hardware("rtx-4090")) == "consumer GPUs"
+    assert chip_kind(lr.get_hardware("rtx-pro-6000")) == "NVIDIA workstation"
+    # a chip in no kind: its vendor and class
+    assert chip_kind(lr.get_hardware("ryzen-ai-max-395")) == "AMD soc"
 
 
 @pytest.mark.parametrize("hw_id", ALL)

@@ -26,15 +26,15 @@ from llm_roofline.fitting import (
     EFFECTS,
     EFFICIENCIES,
     PARAMETERS,
-    SHRINK,
     Prior,
     fit,
     from_z,
     load_priors,
     to_z,
 )
-from llm_roofline.parallel import Parallelism
 from llm_roofline.serving import compose, serving_terms
+
+from .test_validation import METRIC_SET, TRUTH, _scenarios
 
 LN3 = math.log(3.0)  # 1.0986122886681098
 
@@ -327,50 +327,28 @@ def test_coverage_on_the_shipped_rows_is_recomputed_from_the_errors(
 
 
 def _fit_scenarios() -> list[Any]:
-    """Memory-bound decode of three model sizes (bandwidth), a long static batch (KV reads,
-    prefill), compute-bound decode, and a tensor-parallel split (communication)."""
+    """test_validation's scenarios (every constant shows in one of them) and two more weight
+    sizes read at batch 1 (26 and 64 GB): the time per token against the bytes read separates
+    the bandwidth from the fixed times."""
     return [
-        serving_terms("llama-3.1-8b", "h100-sxm", batch=1, input_len=512, output_len=128),
-        # two more weight sizes read at batch 1 (26 and 64 GB): the time per token against the
-        # bytes read separates the bandwidth from the fixed times
+        *_scenarios(),
         serving_terms("llama-2-13b", "h100-sxm", batch=1, input_len=512, output_len=128),
         serving_terms("qwen3-32b", "h200", batch=1, input_len=512, output_len=128),
-        serving_terms(
-            "llama-3.1-8b", "h100-sxm", batch=64, input_len=4096, output_len=256, mode="static"
-        ),
-        serving_terms("llama-3.1-8b", "h100-sxm", batch=512, input_len=512, output_len=128),
-        serving_terms(
-            "llama-3.1-70b",
-            "h100-sxm",
-            8,
-            batch=4,
-            input_len=1024,
-            output_len=64,
-            parallel=Parallelism.of(8),
-        ),
     ]
 
 
-_FIT_METRICS = ("tpot_s", "ttft_s", "request_latency_s")
-_SHARED = dict(
-    flops_eff=0.45,
-    prefill_eff=0.7,
-    kv_eff=0.6,
-    comm_eff=0.5,
-    overhead_s=2e-3,
-    layer_s=1.5e-5,
-)
+_FIT_METRICS = METRIC_SET
 _BW = {"a": 0.8, "b": 0.5}
 
 
 def test_fit_recovers_two_labels_effects_and_an_unseen_label_gets_the_shared_values() -> None:
     scen = _fit_scenarios()
     block = [(s, m) for s in scen for m in _FIT_METRICS]
-    # each figure measured many times per label, so that the data, not the priors, decide:
-    # the effects' prior (sd 1/sqrt(SHRINK) in z) weighs about SHRINK rows' squared log
-    # errors of 1, and the two labels' bandwidths lie 1.39 apart in z (ln(1/0.8 - 1) = -1.386
-    # against ln(1/0.5 - 1) = 0)
-    tiles = int(100 * SHRINK)
+    # each figure measured twice per label; exact synthetic figures leave residuals near zero,
+    # so the fit's estimated spread (at its floor, fitting.SIGMA_FLOOR) makes the data, not the
+    # effects' prior (sd 1/sqrt(SHRINK) in z), decide; the two labels' bandwidths lie 1.39
+    # apart in z (ln(1/0.8 - 1) = -1.386 against ln(1/0.5 - 1) = 0)
+    tiles = 2
     labels = ["a"] * (len(block) * tiles) + ["b"] * (len(block) * tiles)
     n = len(labels)
 
@@ -390,9 +368,7 @@ def test_fit_recovers_two_labels_effects_and_an_unseen_label_gets_the_shared_val
             out[sl] = np.tile(figures(one), tiles)
         return out
 
-    # a constant added to PARAMETERS after this test was written: the centre of its prior
-    truth = {p: float(from_z(p, load_priors()[p].centre_z)) for p in PARAMETERS}
-    truth.update({k: v for k, v in _SHARED.items() if k in PARAMETERS})
+    truth = dict(TRUTH)  # test_validation's constants, every one of PARAMETERS
     measured = np.concatenate(
         [np.tile(figures({**truth, "bw_eff": _BW[lab]}), tiles) for lab in ("a", "b")]
     )

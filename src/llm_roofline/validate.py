@@ -31,7 +31,6 @@ from . import crossval
 from .calibrate import Profile, get_profile, shipped
 from .catalog import get_hardware, get_model
 from .errors import InputError, LlmRooflineError
-from .hardware import ChipClass
 from .memory import max_batch
 from .parallel import Parallelism
 from .serving import ServingTerms, compose, serving_terms
@@ -56,18 +55,6 @@ METRICS = {
     "output_tokens_per_s": True,
     "output_tokens_per_s_per_chip": True,
 }
-
-# The validation's group of each chip class (its `class` in the hardware catalog); a class not
-# listed is its own group. GeForce cards keep the group name "client-gpu" the fitted profiles
-# were named under before chips carried a class.
-_GROUP: dict[ChipClass, str] = {"consumer-gpu": "client-gpu"}
-
-
-def hardware_class(hw_id: str) -> str:
-    """datacenter-gpu, workstation-gpu, client-gpu (GeForce), soc (Apple, Ryzen AI), tpu or
-    accelerator (Trainium, Gaudi): the chip's catalog class, GeForce under "client-gpu"."""
-    cls = get_hardware(hw_id).chip_class
-    return _GROUP.get(cls, cls)
 
 
 @dataclass(frozen=True)
