@@ -321,6 +321,15 @@ def _optimize_json(r: CliRun, tmp: Path) -> None:
     assert (tmp / "mixtral-8x7b_h100-sxm_frontier.png").stat().st_size > 10_000
 
 
+def _simulate_json(r: CliRun, tmp: Path) -> None:
+    out = r.json()
+    # 200 requests at 5/s: offered well under one H100's capacity for 256 + 32 tokens
+    assert out["stable"] is True and out["capacity_rps"] > 5
+    assert out["ttft_p50_s"] <= out["ttft_p90_s"] <= out["ttft_p99_s"]
+    for stem in ("simulate_latency_vs_load", "simulate_timeline"):
+        assert (tmp / f"{stem}.png").stat().st_size > 10_000
+
+
 def _measured_rows(r: CliRun, tmp: Path) -> None:
     import llm_roofline as lr
 
@@ -438,6 +447,8 @@ CASES: list[Case] = [
          check=_validate_json),
     Case("optimize", "optimize --model mixtral-8x7b --hardware h100-sxm --max-chips 8 "
          "--tpot-ms 15 --json --out {tmp}", check=_optimize_json),
+    Case("simulate", f"simulate {LLAMA} --rate 5 --requests 200 --input-len 256 "
+         "--output-len 32 --json --out {tmp}", check=_simulate_json),
     # the shipped constants are what `calibrate` fits from the validation set (3 s)
     Case("calibrate reproduces the shipped profiles", "calibrate --out {tmp}/profiles.toml",
          err=("wrote the calibrated engine's constants",), check=_shipped_profiles),
@@ -503,7 +514,7 @@ def test_installed_command_help_lists_every_verb() -> None:
     r = _run([_entry_point(), "--help"])
     assert r.returncode == 0 and r.stderr == ""
     verbs = (
-        "models hardware report predict sweep optimize validate calibrate measure serve "
+        "models hardware report predict sweep optimize simulate validate calibrate measure serve "
         "pricing cache-tiers balance demo"
     )
     for verb in verbs.split():

@@ -1,0 +1,198 @@
+"""Verb `simulate`: serve a traffic on a deployment, step by step (`llm_roofline.simulate`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .. import units
+from ._common import (
+    Parser,
+    deployment_from_args,
+    dump_json,
+    fmt_time,
+    positive_float,
+    positive_int,
+    print_table,
+    system_flags,
+)
+
+
+def _workload(args: argparse.Namespace, max_context: int) -> Any:
+    from ..errors import InputError
+    from ..workload import make_workload, read_trace
+
+    if args.trace:
+        if args.rate or args.concurrency:
+            raise InputError("give --trace or --rate/--concurrency, not both", field="trace")
+        return read_trace(args.trace, max_context=max_context)
+    if args.input_len is None or args.output_len is None:
+        raise InputError(
+            "give --input-len and --output-len (mean tokens per request), or --trace FILE.csv",
+            field="input_len",
+        )
+    return make_workload(
+        requests=args.requests,
+        rate=args.rate,
+        concurrency=args.concurrency,
+        input_len=args.input_len,
+        output_len=args.output_len,
+        arrival=args.arrival,
+        burstiness=args.burstiness,
+        length_dist=args.length_dist,
+        input_spread=args.input_spread,
+        output_spread=args.output_spread,
+        max_context=max_context,
+        seed=args.seed,
+    )
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..simulate import simulate
+
+    dep = deployment_from_args(args)
+    work = _workload(args, dep.model.max_context)
+    ms = units.ms
+    res = simulate(
+        dep,
+        work,
+        max_seqs=args.max_seqs,
+        max_batched_tokens=args.max_batched_tokens,
+        router=args.router,
+        slo_ttft_s=args.slo_ttft_ms * ms if args.slo_ttft_ms else None,
+        slo_tpot_s=args.slo_tpot_ms * ms if args.slo_tpot_ms else None,
+    )
+    s = res.summary
+    if args.out:
+        from ..plots.simulation import write_simulation_figures
+
+        server = {"max_seqs": args.max_seqs, "max_batched_tokens": args.max_batched_tokens}
+        written = write_simulation_figures(dep, work, res, Path(args.out), server)
+    else:
+        written = []
+    if args.json:
+        dump_json(
+            {
+                "deployment": dep.as_dict(),
+                "workload": work.description,
+                **s,
+                "preemptions": int(res.stats["preemptions"]),
+                "kv_tokens_per_instance": int(res.stats["kv_tokens_per_instance"]),
+                "figures": [str(p) for p in written],
+            }
+        )
+        return 0
+    print(
+        f"{dep.model_id} on {dep.chips} × {dep.chip.id} ({dep.split_text()}), engine {dep.engine}"
+    )
+    print(f"traffic: {work.description}")
+    cap = s["capacity_rps"]
+    if not s["stable"]:
+        print(
+            f"UNSTABLE: {s['offered_rps']:.3g} requests/s offered, more than the "
+            f"{cap:.3g} requests/s this deployment sustains: the queue grows without bound, "
+            "so latency percentiles are not shown (they would grow with --requests)"
+        )
+    rows = []
+    for name, key in (
+        ("time to first token", "ttft"),
+        ("time per output token", "tpot"),
+        ("end to end", "e2e"),
+    ):
+        cells = []
+        for q in ("p50", "p90", "p99", "mean"):
+            v = s.get(f"{key}_{q}_s")
+            cells.append("—" if v is None else fmt_time(v))
+        rows.append((name, *cells))
+    if s["stable"]:
+        print_table("latency", ("", "p50", "p90", "p99", "mean"), rows)
+    print(
+        f"throughput: {s['output_tokens_per_s']:,.0f} output tokens/s, "
+        f"{s['request_throughput_rps']:.3g} requests/s; capacity {cap:.3g} requests/s"
+    )
+    slo = [f"TTFT ≤ {args.slo_ttft_ms:g} ms"] if args.slo_ttft_ms else []
+    slo += [f"TPOT ≤ {args.slo_tpot_ms:g} ms"] if args.slo_tpot_ms else []
+    print(
+        f"goodput: {s['goodput_rps']:.3g} requests/s "
+        + (f"meeting {' and '.join(slo)}" if slo else "(no SLO given: every request counts)")
+    )
+    print(
+        f"KV memory: {int(res.stats['kv_tokens_per_instance']):,} tokens per instance; "
+        f"{int(res.stats['preemptions'])} preemptions (recomputed)"
+    )
+    for p in written:
+        print(f"wrote {p}")
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    from ..simulate import ROUTERS
+    from ..workload import ARRIVALS, LENGTH_DISTS
+
+    p = sub.add_parser(
+        "simulate",
+        help="serve a traffic (rate, clients or a trace) step by step: latency percentiles",
+        description="Serve a traffic on a deployment with continuous batching, step by step "
+        "(each step's time from the engine), and report latency percentiles, throughput, "
+        "goodput and the capacity. Open loop: --rate; closed loop: --concurrency; or --trace.",
+    )
+    system_flags(p)
+    g = p.add_argument_group("traffic")
+    g.add_argument("--rate", type=positive_float, help="requests per second (open loop)")
+    g.add_argument(
+        "--concurrency",
+        type=positive_int,
+        help="clients, each sending its next request when "
+        "the last one finishes (closed loop, as most serving benchmarks run)",
+    )
+    g.add_argument("--trace", help="CSV of arrival_s,input_len,output_len (one request a row)")
+    g.add_argument("--requests", type=positive_int, default=1000, help="requests (default 1000)")
+    g.add_argument("--input-len", type=positive_int, help="mean prompt tokens per request")
+    g.add_argument("--output-len", type=positive_int, help="mean output tokens per request")
+    g.add_argument(
+        "--length-dist",
+        default="fixed",
+        choices=LENGTH_DISTS,
+        help="lengths: fixed (default), normal, lognormal (spreads below), or sharegpt-like "
+        "(lognormal with the spread of the ShareGPT conversations, scaled to the means)",
+    )
+    g.add_argument("--input-spread", type=positive_float, help="standard deviation, tokens")
+    g.add_argument("--output-spread", type=positive_float, help="standard deviation, tokens")
+    g.add_argument(
+        "--arrival",
+        default="poisson",
+        choices=ARRIVALS,
+        help="open-loop gaps: poisson (default) or gamma (see --burstiness)",
+    )
+    g.add_argument(
+        "--burstiness",
+        type=positive_float,
+        default=1.0,
+        help="gamma gaps' squared coefficient of variation: 1 = Poisson (default), >1 burstier",
+    )
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s = p.add_argument_group("server")
+    s.add_argument(
+        "--max-seqs",
+        type=positive_int,
+        default=256,
+        help="sequences in flight per instance (default 256, vLLM's max_num_seqs)",
+    )
+    s.add_argument(
+        "--max-batched-tokens",
+        type=positive_int,
+        default=8192,
+        help="tokens per step per instance, prompt chunks included (default 8192)",
+    )
+    s.add_argument(
+        "--router",
+        default="round-robin",
+        choices=ROUTERS,
+        help="how requests reach replicas (default round-robin)",
+    )
+    s.add_argument("--slo-ttft-ms", type=positive_float, help="goodput: TTFT target, ms")
+    s.add_argument("--slo-tpot-ms", type=positive_float, help="goodput: TPOT target, ms")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", help="folder for figures (latency against load, queue and KV)")
+    p.set_defaults(func=cmd_simulate)

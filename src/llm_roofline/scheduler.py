@@ -1,0 +1,279 @@
+"""The simulator's event loop: instances stepping, requests routed and scheduled
+(`simulate.py` says what a step does; this module only does it, fast).
+
+Time moves instance by instance: the next thing to happen is either the next arrival or the
+start of the next step of the busy instance whose clock is earliest. An arrival is routed when
+no busy instance's next step starts before it, so an instance's queue never holds a request
+from its future. A decoding sequence is not touched by a step: its generated tokens are the
+steps run since it began decoding, and the step's KV reads need only the sum of its contexts.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from .steptable import StepTable
+from .workload import Workload
+
+__all__ = ["run"]
+
+WAITING, PREFILL, DECODE, DONE = 0, 1, 2, 3
+
+
+class Instance:
+    """One replica's scheduler state (aggregates for its decoding sequences)."""
+
+    __slots__ = (
+        "admitted",
+        "finish",
+        "k",
+        "kv",
+        "n_dec",
+        "occupancy",
+        "prefilling",
+        "running",
+        "sum_base",
+        "sum_prompt",
+        "t",
+        "waiting",
+    )
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self.k = 0  # steps run
+        self.waiting: deque[int] = deque()
+        self.prefilling: list[int] = []
+        self.admitted: list[tuple[int, int]] = []  # (request, epoch), in admission order
+        self.finish: list[tuple[int, int, int]] = []  # (finish step, request, epoch)
+        self.n_dec = 0
+        self.sum_prompt = 0
+        self.sum_base = 0
+        self.running = 0
+        self.kv = 0
+        self.occupancy = 0.0  # ∫ (waiting + running) dt over its steps
+
+    def load(self) -> int:
+        return self.running + len(self.waiting)
+
+
+def run(
+    replicas: int,
+    work: Workload,
+    inp: list[int],
+    out: list[int],
+    table: StepTable,
+    kv_cap: int,
+    max_seqs: int,
+    budget: int,
+    router: str,
+    timeline_points: int,
+    stagger_s: float = 0.0,
+) -> dict[str, Any]:
+    """Serve every request of `work`; per-request times and what the loop counted. A closed
+    loop's clients send their first requests `stagger_s` apart."""
+    n = len(inp)
+    state = [WAITING] * n
+    epoch = [0] * n
+    prompt = list(inp)  # tokens to prefill: the input, plus what was generated before a preemption
+    gen = [0] * n  # tokens generated before the current admission
+    rem = [0] * n  # prompt tokens still to prefill
+    base = [0] * n
+    arrival = [math.nan] * n
+    first = [math.nan] * n
+    finish = [math.nan] * n
+    inst = [Instance() for _ in range(replicas)]
+    preempted = 0
+    steps = 0
+    tl_t: list[float] = []
+    tl_q: list[int] = []
+    tl_run: list[int] = []
+    tl_kv: list[float] = []
+    closed = work.closed_loop
+    pending: list[tuple[float, int]] = []  # (arrival time, request) not yet routed
+    if closed:
+        clients = min(int(work.concurrency or 1), n)
+        pending = [(i * stagger_s, i) for i in range(clients)]
+        next_new = clients
+    else:
+        assert work.arrival_s is not None
+        times = work.arrival_s.tolist()
+        pending = list(zip(times, range(n), strict=True))
+        pending.reverse()  # popped from the end, earliest first
+        next_new = n
+    rr = 0
+    done = 0
+
+    def release(ins: Instance, r: int) -> None:
+        """Take request r off instance `ins` (finished or preempted): free its KV."""
+        if state[r] == DECODE:
+            d = ins.k - base[r]
+            ins.kv -= prompt[r] + d
+            ins.n_dec -= 1
+            ins.sum_prompt -= prompt[r]
+            ins.sum_base -= base[r]
+        else:  # part-way through its prompt
+            ins.kv -= prompt[r] - rem[r]
+            ins.prefilling.remove(r)
+        ins.running -= 1
+        epoch[r] += 1
+
+    while done < n:
+        # the busy instance whose next step starts first
+        best = None
+        for ins in inst:
+            if (ins.running or ins.waiting) and (best is None or ins.t < best.t):
+                best = ins
+        if not pending:
+            t_arr = math.inf
+        else:
+            t_arr = pending[0][0] if closed else pending[-1][0]
+        if best is None or t_arr <= best.t:
+            if closed:
+                t_a, r = heapq.heappop(pending)
+            else:
+                t_a, r = pending.pop()
+            arrival[r] = t_a
+            if router == "round-robin":
+                ins = inst[rr % replicas]
+                rr += 1
+            else:
+                ins = min(inst, key=Instance.load)
+            if not (ins.running or ins.waiting):
+                ins.t = max(ins.t, t_a)
+            ins.waiting.append(r)
+            continue
+        ins = best
+        # 1. decode tokens must fit: preempt the latest admitted until they do
+        while ins.kv + ins.n_dec > kv_cap and ins.admitted:
+            r, e = ins.admitted.pop()
+            if e != epoch[r] or state[r] not in (PREFILL, DECODE):
+                continue
+            if state[r] == DECODE:
+                g = gen[r] + (ins.k - base[r])  # tokens generated so far
+                release(ins, r)
+                gen[r] = g
+                prompt[r] = inp[r] + g
+            else:
+                release(ins, r)
+            state[r] = WAITING
+            ins.waiting.appendleft(r)
+            preempted += 1
+        n_d = ins.n_dec
+        left = budget - n_d
+        n_p = 0
+        completing: list[int] = []
+        for r in ins.prefilling:  # 2a. prompts part-way through
+            if left <= 0:
+                break
+            c = min(rem[r], left, kv_cap - ins.kv - n_d)
+            if c <= 0:
+                break
+            rem[r] -= c
+            ins.kv += c
+            left -= c
+            n_p += c
+            if rem[r] == 0:
+                completing.append(r)
+        while ins.waiting and left > 0 and ins.running < max_seqs:  # 2b. new prompts
+            r = ins.waiting[0]
+            c = min(prompt[r], left)
+            if ins.kv + n_d + c > kv_cap:
+                break
+            ins.waiting.popleft()
+            state[r] = PREFILL
+            rem[r] = prompt[r] - c
+            ins.prefilling.append(r)
+            ins.admitted.append((r, epoch[r]))
+            ins.running += 1
+            ins.kv += c
+            left -= c
+            n_p += c
+            if rem[r] == 0:
+                completing.append(r)
+        if n_d == 0 and n_p == 0:  # nothing fits (cannot happen: every request fits alone)
+            raise RuntimeError("simulator stalled: no request fits the KV memory")
+        # 3. the step's time
+        if n_d:
+            ctx = (ins.sum_prompt - ins.sum_base + n_d * ins.k) / n_d
+            tau = table.step_time(n_d, ctx, n_p)
+        else:
+            tau = table.prefill_time(n_p)
+        ins.occupancy += (ins.running + len(ins.waiting)) * tau
+        ins.t += tau
+        ins.k += 1
+        ins.kv += n_d
+        steps += 1
+        t = ins.t
+        # 4. decoders that reached their length, then prompts that completed
+        fin = ins.finish
+        while fin and fin[0][0] <= ins.k:
+            _, r, e = heapq.heappop(fin)
+            if e != epoch[r] or state[r] != DECODE:
+                continue
+            release(ins, r)
+            state[r] = DONE
+            finish[r] = t
+            done += 1
+            if closed and next_new < n:
+                heapq.heappush(pending, (t, next_new))
+                next_new += 1
+        for r in completing:
+            ins.prefilling.remove(r)
+            if math.isnan(first[r]):
+                first[r] = t
+            g = gen[r] + 1
+            if g >= out[r]:
+                ins.kv -= prompt[r]
+                ins.running -= 1
+                epoch[r] += 1
+                state[r] = DONE
+                finish[r] = t
+                done += 1
+                if closed and next_new < n:
+                    heapq.heappush(pending, (t, next_new))
+                    next_new += 1
+                continue
+            gen[r] = g
+            state[r] = DECODE
+            base[r] = ins.k
+            ins.n_dec += 1
+            ins.sum_prompt += prompt[r]
+            ins.sum_base += ins.k
+            heapq.heappush(fin, (ins.k + out[r] - g, r, epoch[r]))
+        if timeline_points and ins is inst[0]:
+            tl_t.append(t)
+            tl_q.append(len(ins.waiting))
+            tl_run.append(ins.running)
+            tl_kv.append(ins.kv / kv_cap)
+    a = np.asarray(arrival)
+    f = np.asarray(first)
+    z = np.asarray(finish)
+    o = np.asarray(out, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpot = np.where(o > 1, (z - f) / (o - 1), np.nan)
+    timeline: dict[str, np.ndarray] = {}
+    if tl_t:
+        step = max(1, len(tl_t) // max(timeline_points, 1))
+        timeline = {
+            "t_s": np.asarray(tl_t[::step]),
+            "waiting": np.asarray(tl_q[::step]),
+            "running": np.asarray(tl_run[::step]),
+            "kv_share": np.asarray(tl_kv[::step]),
+        }
+    span = float(np.max(z) - np.min(a))
+    return {
+        "ttft": f - a,
+        "tpot": tpot,
+        "e2e": z - a,
+        "finish": z,
+        "span": span if span > 0 else float(np.max(z - a)),
+        "steps": steps,
+        "preempted": preempted,
+        "occupancy": sum(i.occupancy for i in inst),
+        "timeline": timeline,
+    }

@@ -1,0 +1,288 @@
+"""Serving a traffic: a step-level simulator of continuous batching, like vLLM's and SGLang's.
+
+Requests (`workload.Workload`: arrival times and lengths, or a closed loop of clients) reach
+`replicas` independent instances of a deployment through a router (round-robin, or the
+instance with the fewest requests). Each instance runs engine steps back to back while it has
+work. One step, as vLLM's scheduler builds it:
+
+1. every sequence past its prompt decodes one token (at most `max_seqs` sequences in flight);
+2. the rest of the step's token budget (`max_batched_tokens`) goes to prompts, first to those
+   already part-way through (chunked prefill), then to waiting requests in arrival order while
+   a sequence slot and KV memory for the chunk are free;
+3. the step's time is the engine's for that mix (`steptable.StepTable`: the decode sequences
+   at their mean context plus the prompt tokens; a prefill pass alone when nothing decodes);
+4. a request whose prompt completes emits its first token at the end of the step (its time to
+   first token); a decoding one that reaches its output length leaves and frees its KV.
+
+KV memory: an instance holds `kv_tokens` tokens of KV (what its memory leaves beside weights
+and activations, `Deployment.max_batch` at the workload's longest request). When the decode
+tokens of a step do not fit, the most recently admitted request is preempted, as vLLM does by
+default: its KV is freed and it goes back to the head of the queue to recompute its prompt and
+the tokens it had generated (its first-token time stays the first one).
+
+Figures: the percentiles of time to first token, time per output token (a request's decode
+time over its tokens after the first) and end-to-end latency; throughputs over the span from
+the first arrival to the last completion; `capacity_rps`, the request rate the deployment
+sustains, measured by the same simulator with every sequence slot kept full (a closed loop of
+`max_seqs × replicas` clients, over the middle 60% of completions); `stable`, false when an
+open loop offers more than that (the queue then grows without bound and the latency
+percentiles are left out: they would only measure how long the run was).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import scheduler
+from .errors import InputError
+from .steptable import StepTable
+from .workload import Workload
+
+if TYPE_CHECKING:
+    from .deployment import Deployment
+
+__all__ = ["ROUTERS", "SimResult", "capacity_rps", "simulate"]
+
+ROUTERS = ("round-robin", "least-loaded")
+LATENCY_KEYS = (
+    *(f"{m}_{q}_s" for m in ("ttft", "tpot") for q in ("p50", "p90", "p99")),
+    *("ttft_mean_s", "tpot_mean_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "e2e_mean_s"),
+)
+
+
+@dataclass
+class SimResult:
+    """What `simulate` measured: `summary` (the JSON contract's keys), per-request times, and
+    the first instance's queue and KV occupancy over time."""
+
+    summary: dict[str, Any]
+    ttft_s: np.ndarray
+    tpot_s: np.ndarray
+    e2e_s: np.ndarray
+    timeline: dict[str, np.ndarray] = field(default_factory=dict)
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+def _kv_capacity(dep: Deployment, longest: int) -> int:
+    """KV tokens one instance holds: its largest batch at the longest request, times that
+    length (memory.max_batch leaves weights and activations aside)."""
+    per = int(dep.max_batch(longest)) // dep.replicas
+    if per < 1:
+        raise InputError(
+            f"a request of {longest} tokens does not fit one instance of {dep.model_id or 'the'}"
+            f" model on {dep.instance_chips} {dep.chip.id}: more chips, a shorter request or a"
+            " smaller --kv-dtype",
+            field="input_len",
+        )
+    return per * longest
+
+
+def simulate(
+    dep: Deployment,
+    work: Workload,
+    *,
+    max_seqs: int = 256,
+    max_batched_tokens: int = 8192,
+    router: str = "round-robin",
+    slo_ttft_s: float | None = None,
+    slo_tpot_s: float | None = None,
+    with_capacity: bool = True,
+    timeline_points: int = 2000,
+) -> SimResult:
+    """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys."""
+    if router not in ROUTERS:
+        raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
+    for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InputError(f"{name} must be a positive integer, got {v!r}", field=name)
+    for name, s in (("slo_ttft", slo_ttft_s), ("slo_tpot", slo_tpot_s)):
+        if s is not None and not (np.isfinite(s) and s > 0):
+            raise InputError(f"{name} must be a positive time, got {s!r}", field=name)
+    inp = work.input_len.astype(np.int64).tolist()
+    out = work.output_len.astype(np.int64).tolist()
+    longest = max(i + o for i, o in zip(inp, out, strict=True))
+    window = dep.model.max_context
+    if window is not None and longest > window:
+        raise InputError(
+            f"a request of {longest} tokens (input + output) exceeds the model's context of "
+            f"{window}: shorter lengths, or a workload made with max_context={window}",
+            field="input_len",
+        )
+    cap = _kv_capacity(dep, longest)
+    table = StepTable(
+        dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(max_batched_tokens, 2)
+    )
+    res = scheduler.run(
+        dep.replicas,
+        work,
+        inp,
+        out,
+        table,
+        cap,
+        max_seqs,
+        max_batched_tokens,
+        router,
+        timeline_points,
+    )
+    ttft, tpot, e2e = res["ttft"], res["tpot"], res["e2e"]
+    span = res["span"]
+    n = work.requests
+    summary: dict[str, Any] = {
+        "requests": n,
+        "output_tokens_per_s": float(sum(out)) / span,
+        "request_throughput_rps": n / span,
+    }
+    ok = np.ones(n, dtype=bool)
+    if slo_ttft_s is not None:
+        ok &= ttft <= slo_ttft_s
+    if slo_tpot_s is not None:
+        ok &= np.where(np.isnan(tpot), True, tpot <= slo_tpot_s)
+    summary["goodput_rps"] = float(ok.sum()) / span
+    cap_rps = (
+        capacity_rps(
+            dep,
+            work,
+            max_seqs=max_seqs,
+            max_batched_tokens=max_batched_tokens,
+            table=table,
+            kv_tokens=cap,
+        )
+        if with_capacity
+        else None
+    )
+    summary["capacity_rps"] = cap_rps
+    offered = _offered(work)
+    stable = offered is None or cap_rps is None or offered < cap_rps
+    summary["stable"] = bool(stable)
+    summary["offered_rps"] = offered
+    has_tpot = tpot[~np.isnan(tpot)]
+    for key in LATENCY_KEYS:
+        metric, stat = key.split("_")[0], key.split("_")[1]
+        vals = {"ttft": ttft, "tpot": has_tpot, "e2e": e2e}[metric]
+        if not stable or vals.size == 0:
+            summary[key] = None
+        elif stat == "mean":
+            summary[key] = float(np.mean(vals))
+        else:
+            summary[key] = float(np.percentile(vals, float(stat[1:])))
+    stats = {
+        "span_s": span,
+        "steps": float(res["steps"]),
+        "preemptions": float(res["preempted"]),
+        "kv_tokens_per_instance": float(cap),
+        "little_l": res["occupancy"] / span,
+        "little_lambda_w": float(np.sum(e2e)) / span,
+    }
+    return SimResult(summary, ttft, tpot, e2e, res["timeline"], stats)
+
+
+def _stagger(work: Workload, table: StepTable, replicas: int, max_seqs: int) -> float:
+    """How far apart the capacity run's clients start: one request's time at that many
+    sequences in flight (the engine's, from the table) over the clients, so that they are
+    spread over their requests' lives as in a steady state. Started together with equal
+    lengths they would stay in lockstep (every prompt in one step, every decode together),
+    and the rate measured would depend on where the waves fall. (A closed loop the user
+    asks for starts its clients together, as serving benchmarks do.)"""
+    if not work.closed_loop:
+        return 0.0
+    clients = int(work.concurrency or 1)
+    per = max(1, min(max_seqs, -(-clients // replicas)))
+    i = float(np.mean(work.input_len))
+    o = float(np.mean(work.output_len))
+    latency = table.prefill_time(min(i, float(table.tok[-1]))) + o * table.step_time(
+        per, i + o / 2, 0
+    )
+    return latency / clients
+
+
+def _offered(work: Workload) -> float | None:
+    """The open loop's offered rate: requests over the span of their arrivals."""
+    if work.closed_loop or work.arrival_s is None or work.requests < 2:
+        return None
+    gap = float(work.arrival_s[-1] - work.arrival_s[0])
+    return (work.requests - 1) / gap if gap > 0 else None  # one burst: no rate to sustain
+
+
+def capacity_rps(
+    dep: Deployment,
+    work: Workload,
+    *,
+    max_seqs: int = 256,
+    max_batched_tokens: int = 8192,
+    table: StepTable | None = None,
+    kv_tokens: int | None = None,
+) -> float:
+    """The request rate `dep` sustains on `work`'s lengths: a closed loop keeping every
+    sequence slot full, its completions per second over the middle 60% of them."""
+    clients = max_seqs * dep.replicas
+    n = max(4000, 20 * clients)
+    idx = np.arange(n) % work.requests
+    loop = Workload(
+        input_len=work.input_len[idx],
+        output_len=work.output_len[idx],
+        arrival_s=None,
+        concurrency=clients,
+        description="saturating closed loop",
+    )
+    inp, out = loop.input_len.tolist(), loop.output_len.tolist()
+    longest = max(i + o for i, o in zip(inp, out, strict=True))
+    if kv_tokens is None:
+        kv_tokens = _kv_capacity(dep, longest)
+    if table is None:
+        table = StepTable(
+            dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(max_batched_tokens, 2)
+        )
+    res = scheduler.run(
+        dep.replicas,
+        loop,
+        inp,
+        out,
+        table,
+        kv_tokens,
+        max_seqs,
+        max_batched_tokens,
+        "least-loaded",
+        0,
+        _stagger(loop, table, dep.replicas, max_seqs),
+    )
+    done = np.sort(res["finish"])
+    a, b = done[int(0.2 * n)], done[int(0.8 * n)]
+    return float((int(0.8 * n) - int(0.2 * n)) / (b - a)) if b > a else float("inf")
+
+
+LOAD_FRACTIONS = (0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 0.95)
+
+
+def latency_against_load(
+    dep: Deployment,
+    work: Workload,
+    *,
+    fractions: tuple[float, ...] = LOAD_FRACTIONS,
+    requests: int = 2000,
+    seed: int = 0,
+    **server: Any,
+) -> list[dict[str, Any]]:
+    """The summary at Poisson rates that are `fractions` of the capacity, on `work`'s lengths
+    (its first `requests`, cycled): the latency-against-load curve."""
+    from .workload import arrivals
+
+    cap = capacity_rps(dep, work, **server)
+    n = max(requests, 2)
+    idx = np.arange(n) % work.requests
+    rows = []
+    for f in fractions:
+        rate = f * cap
+        at = arrivals(n, rate, rng=np.random.default_rng(seed))
+        w = Workload(
+            input_len=work.input_len[idx],
+            output_len=work.output_len[idx],
+            arrival_s=at,
+            concurrency=None,
+            description=f"Poisson at {rate:.3g} requests/s",
+        )
+        res = simulate(dep, w, with_capacity=False, timeline_points=0, **server)
+        rows.append({**res.summary, "load": f, "rate_rps": rate, "capacity_rps": cap})
+    return rows

@@ -1,0 +1,269 @@
+"""The serving simulator against theory: one request alone, M/D/1, Little's law, saturation,
+closed loops, replicas, preemption; its step-time table against direct engine calls; the
+`simulate` verb's output and errors. Small runs with fixed seeds."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from llm_roofline.calibrate import pass_time
+from llm_roofline.cli import main
+from llm_roofline.deployment import deployment
+from llm_roofline.errors import InputError
+from llm_roofline.roofline import mixed_step
+from llm_roofline.simulate import LATENCY_KEYS, capacity_rps, simulate
+from llm_roofline.steptable import StepTable
+from llm_roofline.workload import Workload, make_workload
+
+I, O = 512, 64  # prompt and output tokens of the fixed-length workloads below
+
+
+@pytest.fixture(scope="module")
+def dep8b():
+    return deployment("llama-3.1-8b", "h100-sxm", 1, engine="calibrated")
+
+
+def _spaced(n: int, gap: float) -> Workload:
+    """n requests `gap` seconds apart: each finds the server empty."""
+    return Workload(
+        input_len=np.full(n, I),
+        output_len=np.full(n, O),
+        arrival_s=np.arange(n) * gap,
+        concurrency=None,
+        description="spaced",
+    )
+
+
+def test_one_request_alone_matches_predict(dep8b):
+    """At near-zero load every request is served alone: its TTFT is a prefill of its prompt,
+    its TPOT the mean decode step of one sequence, as `predict --mode static --batch 1`."""
+    res = simulate(dep8b, _spaced(5, 100.0))
+    one = dep8b.serve(batch=1, input_len=I, output_len=O, mode="static")
+    s = res.summary
+    for key, want in (("ttft", one.ttft_s), ("tpot", one.tpot_s), ("e2e", one.request_latency_s)):
+        for q in ("p50", "p99"):
+            got = s.get(f"{key}_{q}_s")
+            assert got == pytest.approx(want, rel=0.01), (key, q)
+
+
+def test_md1_mean_wait(dep8b):
+    """One sequence at a time (max_seqs 1) and fixed lengths make every service the same
+    time D: an M/D/1 queue, whose mean wait is λD² / (2(1 − ρ)) with ρ = λD
+    (Pollaczek–Khinchine with zero service variance)."""
+    D = float(simulate(dep8b, _spaced(2, 100.0), max_seqs=1).e2e_s[0])
+    lam = 0.6 / D  # ρ = 0.6
+    w = make_workload(requests=30000, rate=lam, input_len=I, output_len=O, seed=3)
+    res = simulate(dep8b, w, max_seqs=1, with_capacity=False)
+    wait = float(np.mean(res.e2e_s)) - D
+    theory = lam * D * D / (2 * (1 - 0.6))  # = 0.75 D
+    assert wait == pytest.approx(theory, rel=0.06)
+
+
+def test_littles_law(dep8b):
+    """L = λW: the number in the system averaged over the run (counted by the scheduler from
+    its queues, step by step) against throughput × mean time in the system."""
+    w = make_workload(
+        requests=3000, rate=25, input_len=I, output_len=O, length_dist="lognormal", seed=1
+    )
+    st = simulate(dep8b, w).stats
+    assert st["little_l"] == pytest.approx(st["little_lambda_w"], rel=0.03)
+
+
+def test_saturation_and_stability(dep8b):
+    """Offered twice the capacity: the served rate levels at the capacity, the run is
+    unstable and no latency percentile is reported."""
+    w0 = make_workload(requests=200, rate=1.0, input_len=I, output_len=O, seed=0)
+    cap = capacity_rps(dep8b, w0)
+    w = make_workload(requests=6000, rate=2 * cap, input_len=I, output_len=O, seed=0)
+    s = simulate(dep8b, w).summary
+    assert s["stable"] is False
+    assert s["request_throughput_rps"] == pytest.approx(cap, rel=0.1)
+    assert all(s[k] is None for k in LATENCY_KEYS)
+    half = simulate(
+        dep8b, make_workload(requests=3000, rate=0.5 * cap, input_len=I, output_len=O, seed=0)
+    ).summary
+    assert half["stable"] is True
+    assert half["request_throughput_rps"] == pytest.approx(0.5 * cap, rel=0.1)
+
+
+def test_capacity_near_the_engines_steady_state(dep8b):
+    """The simulated capacity against the engine's continuous-batching steady state at the
+    same 256 sequences in flight (predict --mode continuous): output tokens/s over O."""
+    w = make_workload(requests=200, rate=1.0, input_len=I, output_len=O, seed=0)
+    cap = capacity_rps(dep8b, w, max_seqs=256)
+    steady = dep8b.serve(batch=256, input_len=I, output_len=O, mode="continuous")
+    assert cap == pytest.approx(steady.output_tokens_per_s / O, rel=0.2)
+
+
+def test_closed_loop(dep8b):
+    """One client: requests back to back, each alone. C clients with no think time: C =
+    throughput × mean latency (Little's law for the closed loop)."""
+    one = make_workload(requests=4, concurrency=1, input_len=I, output_len=O)
+    res = simulate(dep8b, one)
+    alone = dep8b.serve(batch=1, input_len=I, output_len=O, mode="static").request_latency_s
+    assert np.allclose(res.e2e_s, alone, rtol=0.01)
+    many = make_workload(requests=2000, concurrency=32, input_len=I, output_len=O)
+    s = simulate(dep8b, many).summary
+    assert s["request_throughput_rps"] * s["e2e_mean_s"] == pytest.approx(32, rel=0.05)
+
+
+def test_replicas_double_capacity():
+    """Two replicas serve twice the rate of one (they never talk)."""
+    w = make_workload(requests=200, rate=1.0, input_len=I, output_len=O, seed=0)
+    one = deployment("llama-3.1-8b", "h100-sxm", 1, engine="ideal")
+    two = deployment("llama-3.1-8b", "h100-sxm", 2, replicas=2, tp=1, engine="ideal")
+    assert capacity_rps(two, w) == pytest.approx(2 * capacity_rps(one, w), rel=0.03)
+    for router in ("round-robin", "least-loaded"):
+        w2 = make_workload(requests=2000, rate=10, input_len=I, output_len=O, seed=2)
+        st = simulate(two, w2, router=router).stats
+        assert st["little_l"] == pytest.approx(st["little_lambda_w"], rel=0.03)
+
+
+def test_preemption_when_kv_runs_out():
+    """Llama 3.1 70B on two H100s holds about 150k tokens of bf16 KV beside its weights
+    (160 GB − 141 GB of weights, at 320 kB a token); 256 sequences of 4,096 tokens need
+    1M: the scheduler must preempt, and every request still finishes."""
+    dep = deployment("llama-3.1-70b", "h100-sxm", 2, tp=2, engine="ideal")
+    w = make_workload(requests=600, concurrency=256, input_len=1024, output_len=3072)
+    res = simulate(dep, w, with_capacity=False)
+    assert res.stats["kv_tokens_per_instance"] < 256 * 4096
+    assert res.stats["preemptions"] > 0
+    assert np.all(np.isfinite(res.e2e_s)) and np.all(res.ttft_s > 0)
+
+
+def test_seeded_runs_repeat(dep8b):
+    w = make_workload(
+        requests=500,
+        rate=20,
+        input_len=I,
+        output_len=O,
+        length_dist="sharegpt-like",
+        seed=7,
+        max_context=131072,
+    )
+    assert simulate(dep8b, w).summary == simulate(dep8b, w).summary
+
+
+@pytest.mark.parametrize("model,chips", [("llama-3.1-70b", 4), ("mixtral-8x7b", 2)])
+def test_step_table_against_the_engine(model, chips):
+    """The table's interpolated step times against direct engine calls at 150 random mixes:
+    mean error under 0.5%, every one under 5% (both engines; no discontinuity here)."""
+    for engine in ("ideal", "calibrated"):
+        dep = deployment(model, "h100-sxm", chips, engine=engine)
+        tab = StepTable(dep, max_seqs=256, max_context=32768, max_tokens=8192)
+        rng = np.random.default_rng(0)
+        errs = []
+        for _ in range(150):
+            nd = int(rng.integers(1, 257))
+            cx = float(rng.uniform(16, 30000))
+            npf = int(rng.integers(1, 8192 - nd)) if rng.random() < 0.5 else 0
+            step = mixed_step(
+                dep.model,
+                dep.instance,
+                decode_batch=nd,
+                decode_contexts=[cx],
+                prefill_seqs=1 if npf else 0,
+                prefill_len=max(npf, 1),
+                **dep._kw(),
+            )
+            want = float(pass_time(step, dep.profile, first_token=npf > 0))
+            errs.append(tab.step_time(nd, cx, npf) / want - 1)
+        assert abs(float(np.mean(errs))) < 0.005 and float(np.max(np.abs(errs))) < 0.05
+
+
+def test_request_longer_than_the_context_refused(dep8b):
+    w = Workload(
+        input_len=np.array([200000]),
+        output_len=np.array([10]),
+        arrival_s=np.array([0.0]),
+        concurrency=None,
+        description="long",
+    )
+    with pytest.raises(InputError) as e:
+        simulate(dep8b, w)
+    assert e.value.field == "input_len" and "131072" in str(e.value)
+
+
+BASE = ["simulate", "--model", "llama-3.1-8b", "--hardware", "h100-sxm"]
+
+
+def test_cli_json_has_the_contract(capsys):
+    rc = main(
+        [
+            *BASE,
+            "--rate",
+            "10",
+            "--requests",
+            "300",
+            "--input-len",
+            "256",
+            "--output-len",
+            "32",
+            "--slo-ttft-ms",
+            "100",
+            "--slo-tpot-ms",
+            "50",
+            "--json",
+        ]
+    )
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    keys = {
+        "ttft_p50_s",
+        "ttft_p90_s",
+        "ttft_p99_s",
+        "tpot_p50_s",
+        "tpot_p90_s",
+        "tpot_p99_s",
+        "ttft_mean_s",
+        "tpot_mean_s",
+        "e2e_p50_s",
+        "e2e_p99_s",
+        "e2e_mean_s",
+        "output_tokens_per_s",
+        "request_throughput_rps",
+        "goodput_rps",
+        "capacity_rps",
+        "stable",
+    }
+    assert keys <= d.keys() and d["stable"] is True
+    assert d["goodput_rps"] <= d["request_throughput_rps"]
+
+
+def test_cli_unstable_says_so(capsys):
+    rc = main(
+        [*BASE, "--rate", "500", "--requests", "2000", "--input-len", "512", "--output-len", "64"]
+    )
+    out = capsys.readouterr().out
+    assert rc == 0 and "UNSTABLE" in out and "grows without bound" in out
+
+
+@pytest.mark.parametrize(
+    "extra,field",
+    [
+        (["--rate", "-1", "--input-len", "8", "--output-len", "8"], "--rate"),
+        (["--rate", "1", "--concurrency", "2", "--input-len", "8", "--output-len", "8"], "rate"),
+        (["--rate", "1"], "--input-len"),
+        (["--rate", "1", "--input-len", "8", "--output-len", "8", "--router", "x"], "--router"),
+        (["--trace", "/nonexistent.csv"], "nonexistent.csv"),
+    ],
+)
+def test_cli_bad_input_one_line(capsys, extra, field):
+    try:
+        rc = main([*BASE, *extra])
+    except SystemExit as exc:  # argparse's own refusals (a bad number, an unknown choice)
+        rc = exc.code
+    assert rc == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and field in err and "Traceback" not in err
+
+
+def test_cli_bad_trace_row_names_its_line(tmp_path, capsys):
+    f = tmp_path / "trace.csv"
+    f.write_text("arrival_s,input_len,output_len\n0.0,100,10\n0.5,abc,10\n")
+    assert main([*BASE, "--trace", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "trace.csv line 3" in err and err.count("\n") == 1
