@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/optimize.py
 	$(BIN)/python benchmarks/web_load.py
 	$(BIN)/python benchmarks/validate_cv.py
+	$(BIN)/python benchmarks/simulate_speed.py
 
 ## fuzz: 100,000 inputs of each kind through the config.json and scenario CSV readers
 fuzz: $(STAMP)
