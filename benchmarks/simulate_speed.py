@@ -20,11 +20,9 @@ import time
 
 import numpy as np
 
-from llm_roofline.calibrate import pass_time
 from llm_roofline.deployment import deployment
-from llm_roofline.roofline import mixed_step
 from llm_roofline.simulate import simulate
-from llm_roofline.steptable import StepTable
+from llm_roofline.steptable import StepTable, errors_against_engine
 from llm_roofline.workload import make_workload
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -34,23 +32,7 @@ TARGET_S = 3.0
 def table_error(model: str, chips: int) -> dict[str, float]:
     dep = deployment(model, "h100-sxm", chips)
     tab = StepTable(dep, max_seqs=256, max_context=32768, max_tokens=8192)
-    rng = np.random.default_rng(1)
-    errs = []
-    for _ in range(300):
-        nd = int(rng.integers(1, 257))
-        cx = float(rng.uniform(16, 30000))
-        npf = int(rng.integers(1, 8192 - nd)) if rng.random() < 0.5 else 0
-        step = mixed_step(
-            dep.model,
-            dep.instance,
-            decode_batch=nd,
-            decode_contexts=[cx],
-            prefill_seqs=1 if npf else 0,
-            prefill_len=max(npf, 1),
-            **dep._kw(),
-        )
-        want = float(pass_time(step, dep.profile, first_token=npf > 0))
-        errs.append(abs(tab.step_time(nd, cx, npf) / want - 1))
+    errs = np.abs(errors_against_engine(tab, dep, mixes=300, seed=1))
     return {"mean_abs": float(np.mean(errs)), "max_abs": float(np.max(errs))}
 
 

@@ -34,7 +34,7 @@ from .roofline import mixed_step, prefill
 if TYPE_CHECKING:
     from .deployment import Deployment
 
-__all__ = ["RATIO", "StepTable", "geometric_grid"]
+__all__ = ["RATIO", "StepTable", "errors_against_engine", "geometric_grid"]
 
 RATIO = 1.12  # neighbouring grid points differ by at most this factor
 
@@ -132,3 +132,32 @@ class StepTable:
                 v = line[k] if wk == 0.0 else line[k] + wk * (line[k + 1] - line[k])
                 total += fi * fj * v
         return total
+
+
+def errors_against_engine(
+    table: StepTable, dep: Deployment, *, mixes: int = 300, seed: int = 0
+) -> FloatArray:
+    """The table's relative error (interpolated / direct − 1) at `mixes` random steps of up to
+    its largest batch, context and prompt tokens, each timed by a direct engine call: half
+    decode only, half with a prompt chunk filling up to the token budget."""
+    from .calibrate import pass_time
+
+    rng = np.random.default_rng(seed)
+    top_b, top_c, top_t = table.seqs[-1], table.ctx[-1], table.tok[-1]
+    errs = []
+    for _ in range(mixes):
+        nd = int(rng.integers(1, top_b + 1))
+        cx = float(rng.uniform(min(16, top_c), top_c))
+        npf = int(rng.integers(1, max(top_t - nd, 2))) if rng.random() < 0.5 else 0
+        step = mixed_step(
+            dep.model,
+            dep.instance,
+            decode_batch=nd,
+            decode_contexts=[cx],
+            prefill_seqs=1 if npf else 0,
+            prefill_len=max(npf, 1),
+            **dep._kw(),
+        )
+        want = float(pass_time(step, dep.profile, first_token=npf > 0))
+        errs.append(table.step_time(nd, cx, npf) / want - 1)
+    return np.asarray(errs, dtype=np.float64)
