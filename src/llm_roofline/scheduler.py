@@ -36,6 +36,7 @@ class Instance:
         "n_dec",
         "occupancy",
         "prefilling",
+        "reserved",
         "running",
         "sum_base",
         "sum_prompt",
@@ -55,6 +56,7 @@ class Instance:
         self.sum_base = 0
         self.running = 0
         self.kv = 0
+        self.reserved = 0  # KV the admitted prompts still need (their chunks to come)
         self.occupancy = 0.0  # ∫ (waiting + running) dt over its steps
 
     def load(self) -> int:
@@ -101,7 +103,7 @@ def run(
         next_new = clients
     else:
         assert work.arrival_s is not None
-        times = work.arrival_s.tolist()
+        times = (work.arrival_s - work.arrival_s[0]).tolist()  # from the first arrival
         pending = list(zip(times, range(n), strict=True))
         pending.reverse()  # popped from the end, earliest first
         next_new = n
@@ -118,6 +120,7 @@ def run(
             ins.sum_base -= base[r]
         else:  # part-way through its prompt
             ins.kv -= prompt[r] - rem[r]
+            ins.reserved -= rem[r]
             ins.prefilling.remove(r)
         ins.running -= 1
         epoch[r] += 1
@@ -142,7 +145,9 @@ def run(
                 ins = inst[rr % replicas]
                 rr += 1
             else:
-                ins = min(inst, key=Instance.load)
+                # fewest requests, and among equals one not in the middle of a step (a
+                # step's finishes are booked when it starts: its load is the step's end's)
+                ins = min(inst, key=lambda i: (i.load(), i.t > t_a))
             if not (ins.running or ins.waiting):
                 ins.t = max(ins.t, t_a)
             ins.waiting.append(r)
@@ -174,6 +179,7 @@ def run(
             if c <= 0:
                 break
             rem[r] -= c
+            ins.reserved -= c
             ins.kv += c
             left -= c
             n_p += c
@@ -182,11 +188,15 @@ def run(
         while ins.waiting and left > 0 and ins.running < max_seqs:  # 2b. new prompts
             r = ins.waiting[0]
             c = min(prompt[r], left)
-            if ins.kv + n_d + c > kv_cap:
+            # the whole prompt must fit beside what admitted prompts still need (vLLM v0
+            # reserves it at admission): a prompt admitted chunk by chunk into the last free
+            # blocks would be preempted by the next step's decode tokens and start over
+            if ins.kv + ins.reserved + n_d + prompt[r] > kv_cap:
                 break
             ins.waiting.popleft()
             state[r] = PREFILL
             rem[r] = prompt[r] - c
+            ins.reserved += rem[r]
             ins.prefilling.append(r)
             ins.admitted.append((r, epoch[r]))
             ins.running += 1
@@ -265,13 +275,13 @@ def run(
             "running": np.asarray(tl_run[::step]),
             "kv_share": np.asarray(tl_kv[::step]),
         }
-    span = float(np.max(z) - np.min(a))
+    span = float(np.max(z) - np.min(a))  # > 0: every request takes at least one step
     return {
         "ttft": f - a,
         "tpot": tpot,
         "e2e": z - a,
         "finish": z,
-        "span": span if span > 0 else float(np.max(z - a)),
+        "span": span,
         "steps": steps,
         "preempted": preempted,
         "occupancy": sum(i.occupancy for i in inst),

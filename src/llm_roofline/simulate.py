@@ -67,8 +67,10 @@ class SimResult:
 
 
 def _kv_capacity(dep: Deployment, longest: int) -> int:
-    """KV tokens one instance holds: its largest batch at the longest request, times that
-    length (memory.max_batch leaves weights and activations aside)."""
+    """KV tokens one instance holds: what memory.max_batch leaves beside weights and
+    activations, counted in sequences of the longest request and of shorter ones (up to 8,192
+    tokens: a whole number of long sequences would waste the remainder), the most of those;
+    refused when the longest request does not fit alone."""
     per = int(dep.max_batch(longest)) // dep.replicas
     if per < 1:
         raise InputError(
@@ -77,7 +79,8 @@ def _kv_capacity(dep: Deployment, longest: int) -> int:
             " smaller --kv-dtype",
             field="input_len",
         )
-    return per * longest
+    short = min(longest, 8192)
+    return max(per * longest, int(dep.max_batch(short)) // dep.replicas * short)
 
 
 def simulate(
@@ -91,13 +94,22 @@ def simulate(
     slo_tpot_s: float | None = None,
     with_capacity: bool = True,
     timeline_points: int = 2000,
+    rate: float | None = None,
 ) -> SimResult:
-    """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys."""
+    """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys. `rate`:
+    the rate the open loop was drawn at (stability is judged on it; without it, on the
+    arrivals' own rate when there are at least 100 of them)."""
     if router not in ROUTERS:
         raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
     for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise InputError(f"{name} must be a positive integer, got {v!r}", field=name)
+    if max_batched_tokens < max_seqs:
+        raise InputError(
+            f"max_batched_tokens ({max_batched_tokens}) must be at least max_seqs ({max_seqs}):"
+            " every sequence in flight decodes a token each step",
+            field="max_batched_tokens",
+        )
     for name, s in (("slo_ttft", slo_ttft_s), ("slo_tpot", slo_tpot_s)):
         if s is not None and not (np.isfinite(s) and s > 0):
             raise InputError(f"{name} must be a positive time, got {s!r}", field=name)
@@ -154,7 +166,7 @@ def simulate(
         else None
     )
     summary["capacity_rps"] = cap_rps
-    offered = _offered(work)
+    offered = None if work.closed_loop else rate if rate is not None else _offered(work)
     stable = offered is None or cap_rps is None or offered < cap_rps
     summary["stable"] = bool(stable)
     summary["offered_rps"] = offered
@@ -200,8 +212,8 @@ def _stagger(work: Workload, table: StepTable, replicas: int, max_seqs: int) -> 
 
 def _offered(work: Workload) -> float | None:
     """The open loop's offered rate: requests over the span of their arrivals."""
-    if work.closed_loop or work.arrival_s is None or work.requests < 2:
-        return None
+    if work.closed_loop or work.arrival_s is None or work.requests < 100:
+        return None  # a few requests are a finite burst, not a rate to sustain
     gap = float(work.arrival_s[-1] - work.arrival_s[0])
     return (work.requests - 1) / gap if gap > 0 else None  # one burst: no rate to sustain
 
@@ -283,6 +295,6 @@ def latency_against_load(
             concurrency=None,
             description=f"Poisson at {rate:.3g} requests/s",
         )
-        res = simulate(dep, w, with_capacity=False, timeline_points=0, **server)
+        res = simulate(dep, w, with_capacity=False, timeline_points=0, rate=rate, **server)
         rows.append({**res.summary, "load": f, "rate_rps": rate, "capacity_rps": cap})
     return rows

@@ -62,6 +62,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         router=args.router,
         slo_ttft_s=args.slo_ttft_ms * ms if args.slo_ttft_ms else None,
         slo_tpot_s=args.slo_tpot_ms * ms if args.slo_tpot_ms else None,
+        rate=args.rate,
     )
     s = res.summary
     if args.out:
@@ -146,7 +147,11 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         help="clients, each sending its next request when "
         "the last one finishes (closed loop, as most serving benchmarks run)",
     )
-    g.add_argument("--trace", help="CSV of arrival_s,input_len,output_len (one request a row)")
+    g.add_argument(
+        "--trace",
+        help="CSV of arrival_s,input_len,output_len, one request a row (it replaces --requests, "
+        "the lengths, --arrival and --seed)",
+    )
     g.add_argument("--requests", type=positive_int, default=1000, help="requests (default 1000)")
     g.add_argument("--input-len", type=positive_int, help="mean prompt tokens per request")
     g.add_argument("--output-len", type=positive_int, help="mean output tokens per request")
