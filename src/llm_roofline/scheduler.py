@@ -125,6 +125,17 @@ def run(
         ins.running -= 1
         epoch[r] += 1
 
+    def leave(ins: Instance, r: int, t: float) -> None:
+        """Request r finished at t: off its instance; a closed loop's client sends its next."""
+        nonlocal done, next_new
+        release(ins, r)
+        state[r] = DONE
+        finish[r] = t
+        done += 1
+        if closed and next_new < n:
+            heapq.heappush(pending, (t, next_new))
+            next_new += 1
+
     while done < n:
         # the busy instance whose next step starts first
         best = None
@@ -225,29 +236,15 @@ def run(
             _, r, e = heapq.heappop(fin)
             if e != epoch[r] or state[r] != DECODE:
                 continue
-            release(ins, r)
-            state[r] = DONE
-            finish[r] = t
-            done += 1
-            if closed and next_new < n:
-                heapq.heappush(pending, (t, next_new))
-                next_new += 1
+            leave(ins, r, t)
         for r in completing:
-            ins.prefilling.remove(r)
             if math.isnan(first[r]):
                 first[r] = t
             g = gen[r] + 1
-            if g >= out[r]:
-                ins.kv -= prompt[r]
-                ins.running -= 1
-                epoch[r] += 1
-                state[r] = DONE
-                finish[r] = t
-                done += 1
-                if closed and next_new < n:
-                    heapq.heappush(pending, (t, next_new))
-                    next_new += 1
+            if g >= out[r]:  # its last token was the prompt's
+                leave(ins, r, t)
                 continue
+            ins.prefilling.remove(r)
             gen[r] = g
             state[r] = DECODE
             base[r] = ins.k

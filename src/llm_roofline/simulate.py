@@ -83,6 +83,12 @@ def _kv_capacity(dep: Deployment, longest: int) -> int:
     return max(per * longest, int(dep.max_batch(short)) // dep.replicas * short)
 
 
+def _table(dep: Deployment, max_seqs: int, longest: int, budget: int) -> StepTable:
+    """The step times a run needs: up to `max_seqs` decoding, contexts up to the longest
+    request, prompt tokens up to the budget."""
+    return StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(budget, 2))
+
+
 def simulate(
     dep: Deployment,
     work: Workload,
@@ -113,8 +119,7 @@ def simulate(
     for name, s in (("slo_ttft", slo_ttft_s), ("slo_tpot", slo_tpot_s)):
         if s is not None and not (np.isfinite(s) and s > 0):
             raise InputError(f"{name} must be a positive time, got {s!r}", field=name)
-    inp = work.input_len.astype(np.int64).tolist()
-    out = work.output_len.astype(np.int64).tolist()
+    inp, out = work.input_len.tolist(), work.output_len.tolist()
     longest = max(i + o for i, o in zip(inp, out, strict=True))
     window = dep.model.max_context
     if window is not None and longest > window:
@@ -124,9 +129,7 @@ def simulate(
             field="input_len",
         )
     cap = _kv_capacity(dep, longest)
-    table = StepTable(
-        dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(max_batched_tokens, 2)
-    )
+    table = _table(dep, max_seqs, longest, max_batched_tokens)
     res = scheduler.run(
         dep.replicas,
         work,
@@ -244,9 +247,7 @@ def capacity_rps(
     if kv_tokens is None:
         kv_tokens = _kv_capacity(dep, longest)
     if table is None:
-        table = StepTable(
-            dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(max_batched_tokens, 2)
-        )
+        table = _table(dep, max_seqs, longest, max_batched_tokens)
     res = scheduler.run(
         dep.replicas,
         loop,
