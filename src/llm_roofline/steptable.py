@@ -16,8 +16,9 @@ engine calls at random mixes, and `tests/test_simulate.py` bounds it (`docs/plan
 
 Approximations, as the simulator states them: a step's prompt tokens are timed as one prompt
 of `n_p` tokens from position 0 (a chunk that continues a long prompt attends to its earlier
-tokens too, which this leaves out; attention is a small share of a prompt's FLOPs below some
-thousands of tokens), and the decode sequences' terms are taken at their mean context (exact
+tokens too, which this leaves out, and several short prompts in one step attend only to
+themselves, which this counts as more; attention is a small share of a prompt's FLOPs below
+some thousands of tokens), and the decode sequences' terms are taken at their mean context (exact
 for global attention, whose per-sequence terms are linear in the context).
 """
 
