@@ -12,7 +12,7 @@ import pytest
 from llm_roofline.cli import main
 from llm_roofline.deployment import deployment
 from llm_roofline.errors import InputError
-from llm_roofline.simulate import LATENCY_KEYS, capacity_rps, simulate
+from llm_roofline.simulate import LATENCY_KEYS, capacity_rps, disagg_pools, simulate
 from llm_roofline.steptable import StepTable, errors_against_engine
 from llm_roofline.workload import Workload, make_workload
 
@@ -317,6 +317,8 @@ def test_cli_unstable_says_so(capsys):
         (["--rate", "1"], "--input-len"),
         (["--rate", "1", "--input-len", "8", "--output-len", "8", "--router", "x"], "--router"),
         (["--trace", "/nonexistent.csv"], "nonexistent.csv"),
+        (["--rate", "1", "--input-len", "8", "--output-len", "8", "--disagg", "2"], "disagg"),
+        (["--rate", "1", "--input-len", "8", "--output-len", "8", "--disagg", "0:1"], "disagg"),
     ],
 )
 def test_cli_bad_input_one_line(capsys, extra, field):
@@ -335,3 +337,95 @@ def test_cli_bad_trace_row_names_its_line(tmp_path, capsys):
     assert main([*BASE, "--trace", str(f)]) == 2
     err = capsys.readouterr().err
     assert "trace.csv line 3" in err and err.count("\n") == 1
+
+
+# ---- disaggregated serving --------------------------------------------------------------------
+
+
+def test_disaggregated_request_alone_pays_the_kv_hand_off(dep8b):
+    """Alone, a disaggregated request takes the aggregated time plus the KV hand-off: Llama 3.1
+    8B holds 32 layers × 8 KV heads × 128 × 2 (K, V) × 2 bytes = 131,072 B per token, so a
+    2,048-token prompt is 268.4 MB; both pools (2 chips) sit in one 8-chip NVLink domain at
+    450 GB/s per chip per direction (catalog, NVIDIA H100 page), one chip each side:
+    268,435,456 / 450e9 = 596.5 µs, plus α = 1 µs. The first token comes from the prefill
+    instance, so TTFT is unchanged."""
+    w = Workload(
+        input_len=np.array([2048]),
+        output_len=np.array([128]),
+        arrival_s=np.array([0.0]),
+        concurrency=None,
+        description="one",
+    )
+    agg = simulate(dep8b, w, with_capacity=False)
+    pf, dec = disagg_pools(dep8b, 1, 1)
+    dis = simulate(dec, w, prefill_pool=pf, with_capacity=False)
+    hand = 2048 * 131_072 / 450e9 + 1e-6
+    assert float(dis.ttft_s[0]) == pytest.approx(float(agg.ttft_s[0]), rel=1e-9)
+    assert float(dis.e2e_s[0] - agg.e2e_s[0]) == pytest.approx(hand, rel=0.01)
+    assert dis.summary["disaggregated"] and dis.summary["prefill_instances"] == 1
+
+
+def test_disaggregated_hand_off_crosses_the_network_beyond_one_domain():
+    """Two 8-chip H100 instances (prefill, decode) are 16 chips: beyond the 8-chip NVLink
+    domain, so the KV of Llama 3.1 70B (80 layers × 8 × 128 × 2 × 2 = 327,680 B per token)
+    goes over the scale-out network, 50 GB/s per chip (catalog: 8 × 400 Gb/s per node), eight
+    chips sending in parallel, α = 5 µs: a 4,096-token prompt's 1.342 GB takes
+    1,342,177,280 / (8 × 50e9) + 5e-6 = 3.361 ms."""
+    d70 = deployment("llama-3.1-70b", "h100-sxm", 8, tp=8, engine="ideal")
+    w = Workload(
+        input_len=np.array([4096]),
+        output_len=np.array([16]),
+        arrival_s=np.array([0.0]),
+        concurrency=None,
+        description="one",
+    )
+    agg = simulate(d70, w, with_capacity=False)
+    pf, dec = disagg_pools(d70, 1, 1)
+    dis = simulate(dec, w, prefill_pool=pf, with_capacity=False)
+    hand = 4096 * 327_680 / (8 * 50e9) + 5e-6
+    assert float(dis.e2e_s[0] - agg.e2e_s[0]) == pytest.approx(hand, rel=0.01)
+
+
+def test_disaggregated_littles_law_and_prefill_bound_capacity(dep8b):
+    """Little's law holds with requests in transit counted; and with one prefill instance for
+    four decode instances, long prompts and short answers, the prefill pool bounds the rate:
+    each of its steps carries the 8,192-token budget, four 2,048-token prompts, so it serves
+    4 / t(prefill pass of 8,192 tokens) requests per second (the engine's time; the step table
+    times a step's prompt tokens as one prompt, steptable.py)."""
+    pf, dec = disagg_pools(dep8b, 1, 4)
+    w = make_workload(requests=3000, rate=5.0, input_len=2048, output_len=32, seed=2)
+    res = simulate(dec, w, prefill_pool=pf, rate=5.0)
+    assert res.stats["little_l"] == pytest.approx(res.stats["little_lambda_w"], rel=0.03)
+    t_pass = float(np.asarray(dep8b.time(dep8b.prefill(1, 8192), is_prefill=True)[0]).flat[0])
+    assert res.summary["capacity_rps"] == pytest.approx(4 / t_pass, rel=0.1)
+
+
+def test_disaggregated_pools_must_match(dep8b):
+    other = deployment("llama-3.1-8b", "a100-80gb", 1)
+    w = _spaced(2, 10.0)
+    with pytest.raises(InputError) as exc:
+        simulate(dep8b, w, prefill_pool=other, with_capacity=False)
+    assert exc.value.field == "hardware"
+
+
+def test_cli_disagg_json(capsys):
+    rc = main(
+        [
+            *BASE,
+            "--rate",
+            "2",
+            "--requests",
+            "200",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "32",
+            "--disagg",
+            "1:2",
+            "--json",
+        ]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["disaggregated"] is True
+    assert (out["prefill_instances"], out["decode_instances"]) == (1, 2)
+    assert out["prefill_deployment"]["replicas"] == 1 and out["deployment"]["replicas"] == 2

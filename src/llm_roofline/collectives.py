@@ -8,6 +8,10 @@ network otherwise.
   cheaper is taken (NCCL picks per message size).
 - all-to-all: `α + bytes sent per chip / bw` (one round over a switched or direct network).
 - point-to-point (pipeline hop): `α + bytes / bw`.
+- KV hand-off (disaggregated serving, `kv_transfer_time`): a prompt's KV cache from a prefill
+  instance to a decode instance, `α + bytes / (bw · min(sending chips, receiving chips))`,
+  each chip sending its shard in parallel, over the scale-up link when both pools sit in one
+  scale-up domain, the scale-out network otherwise.
 
 TP costs one all-reduce per layer for a parallel attention+FFN block and two for a serial one;
 a MoE layer's FFN reduces over the chips that split each expert. EP costs an all-to-all
@@ -49,6 +53,7 @@ __all__ = [
     "comm_plan",
     "comm_terms",
     "comm_time",
+    "kv_transfer_time",
     "link",
     "network_link",
 ]
@@ -75,6 +80,25 @@ def network_link(chip: Chip, comm: CommModel) -> tuple[float, float]:
     if chip.scale_out_bw > 0:
         return chip.scale_out_bw, comm.scale_out_latency_s
     raise InputError(f"the catalog has no scale-out bandwidth for {chip.id}", field="chips")
+
+
+def kv_transfer_time(
+    spec: ModelSpec,
+    kv_bytes: float,
+    chip: Chip,
+    *,
+    senders: int,
+    receivers: int,
+    fleet: int,
+    comm: CommModel,
+    tokens: FloatArray | float,
+) -> FloatArray:
+    """Seconds to move the KV cache of a prompt of `tokens` tokens (`kv_bytes` per element)
+    from a prefill instance of `senders` chips to a decode instance of `receivers` chips, the
+    two pools together `fleet` chips (module docstring)."""
+    total = spec.kv_elements_stored(tokens) * kv_bytes
+    bw, alpha = link(chip, fleet, comm)
+    return np.asarray(alpha + total / (bw * min(senders, receivers)), dtype=np.float64)
 
 
 # ---- all-reduce, all-to-all ------------------------------------------------------------------

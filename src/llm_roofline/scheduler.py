@@ -6,6 +6,14 @@ start of the next step of the busy instance whose clock is earliest. An arrival 
 no busy instance's next step starts before it, so an instance's queue never holds a request
 from its future. A decoding sequence is not touched by a step: its generated tokens are the
 steps run since it began decoding, and the step's KV reads need only the sum of its contexts.
+
+Instances come in pools (`Pool`): one pool of `mixed` instances serves requests whole; a
+disaggregated run has a `prefill` pool, whose instances only run prompts, and a `decode` pool.
+A prompt that completes on a prefill instance emits the first token there and frees its KV;
+its KV then crosses the link (`Pool.transfer`; each prefill instance sends one prompt's KV
+at a time, in completion order) and the request joins a decode instance's queue, where it is
+admitted straight into decoding when a slot and KV memory are free. A request preempted on a
+decode instance recomputes its prompt there.
 """
 
 from __future__ import annotations
@@ -13,6 +21,8 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,9 +30,25 @@ import numpy as np
 from .steptable import StepTable
 from .workload import Workload
 
-__all__ = ["run"]
+__all__ = ["ROLES", "Pool", "run"]
 
 WAITING, PREFILL, DECODE, DONE = 0, 1, 2, 3
+ROLES = ("mixed", "prefill", "decode")
+
+
+@dataclass
+class Pool:
+    """`replicas` identical instances: their step times, KV tokens each, sequence cap, token
+    budget per step, and role. A prefill pool's `transfer(tokens)` is the time its KV hand-off
+    of a prompt of that many tokens takes."""
+
+    table: StepTable
+    kv_cap: int
+    max_seqs: int
+    budget: int
+    replicas: int = 1
+    role: str = "mixed"
+    transfer: Callable[[int], float] | None = None
 
 
 class Instance:
@@ -33,8 +59,10 @@ class Instance:
         "finish",
         "k",
         "kv",
+        "link_free",
         "n_dec",
         "occupancy",
+        "pool",
         "prefilling",
         "reserved",
         "running",
@@ -44,7 +72,9 @@ class Instance:
         "waiting",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self.link_free = 0.0  # a prefill instance's link: when its last KV hand-off ends
         self.t = 0.0
         self.k = 0  # steps run
         self.waiting: deque[int] = deque()
@@ -64,20 +94,17 @@ class Instance:
 
 
 def run(
-    replicas: int,
+    pools: list[Pool],
     work: Workload,
     inp: list[int],
     out: list[int],
-    table: StepTable,
-    kv_cap: int,
-    max_seqs: int,
-    budget: int,
     router: str,
     timeline_points: int,
     stagger_s: float = 0.0,
 ) -> dict[str, Any]:
-    """Serve every request of `work`; per-request times and what the loop counted. A closed
-    loop's clients send their first requests `stagger_s` apart."""
+    """Serve every request of `work` on `pools` (one `mixed` pool, or a `prefill` pool then a
+    `decode` pool); per-request times and what the loop counted. A closed loop's clients send
+    their first requests `stagger_s` apart. The timeline is the last pool's first instance."""
     n = len(inp)
     state = [WAITING] * n
     epoch = [0] * n
@@ -85,10 +112,16 @@ def run(
     gen = [0] * n  # tokens generated before the current admission
     rem = [0] * n  # prompt tokens still to prefill
     base = [0] * n
+    ready = [False] * n  # its KV arrived from a prefill instance: it decodes at admission
     arrival = [math.nan] * n
     first = [math.nan] * n
     finish = [math.nan] * n
-    inst = [Instance() for _ in range(replicas)]
+    by_pool = [[Instance(p) for _ in range(p.replicas)] for p in pools]
+    inst = [i for group in by_pool for i in group]
+    rr = [0] * len(pools)
+    watched = by_pool[-1][0]
+    handed: list[tuple[float, int]] = []  # (KV arrival at the decode pool, request)
+    moving = 0.0  # ∫ requests in transit between the pools dt
     preempted = 0
     steps = 0
     tl_t: list[float] = []
@@ -107,7 +140,6 @@ def run(
         pending = list(zip(times, range(n), strict=True))
         pending.reverse()  # popped from the end, earliest first
         next_new = n
-    rr = 0
     done = 0
 
     def release(ins: Instance, r: int) -> None:
@@ -136,6 +168,15 @@ def run(
             heapq.heappush(pending, (t, next_new))
             next_new += 1
 
+    def decode_from(ins: Instance, r: int) -> None:
+        """Request r, its prompt's KV in place on `ins`, decodes from the next step on."""
+        state[r] = DECODE
+        base[r] = ins.k
+        ins.n_dec += 1
+        ins.sum_prompt += prompt[r]
+        ins.sum_base += ins.k
+        heapq.heappush(ins.finish, (ins.k + out[r] - gen[r], r, epoch[r]))
+
     while done < n:
         # the busy instance whose next step starts first
         best = None
@@ -146,24 +187,33 @@ def run(
             t_arr = math.inf
         else:
             t_arr = pending[0][0] if closed else pending[-1][0]
-        if best is None or t_arr <= best.t:
-            if closed:
-                t_a, r = heapq.heappop(pending)
+        t_hand = handed[0][0] if handed else math.inf
+        if best is None or min(t_arr, t_hand) <= best.t:
+            if t_hand < t_arr:
+                t_a, r = heapq.heappop(handed)
+                k = len(pools) - 1
             else:
-                t_a, r = pending.pop()
-            arrival[r] = t_a
+                if closed:
+                    t_a, r = heapq.heappop(pending)
+                else:
+                    t_a, r = pending.pop()
+                arrival[r] = t_a
+                k = 0
+            group = by_pool[k]
             if router == "round-robin":
-                ins = inst[rr % replicas]
-                rr += 1
+                ins = group[rr[k] % len(group)]
+                rr[k] += 1
             else:
                 # fewest requests, and among equals one not in the middle of a step (a
                 # step's finishes are booked when it starts: its load is the step's end's)
-                ins = min(inst, key=lambda i: (i.load(), i.t > t_a))
+                ins = min(group, key=lambda i: (i.load(), i.t > t_a))
             if not (ins.running or ins.waiting):
                 ins.t = max(ins.t, t_a)
             ins.waiting.append(r)
             continue
         ins = best
+        pool = ins.pool
+        kv_cap, budget = pool.kv_cap, pool.budget
         # 1. decode tokens must fit: preempt the latest admitted until they do
         while ins.kv + ins.n_dec > kv_cap and ins.admitted:
             r, e = ins.admitted.pop()
@@ -177,8 +227,20 @@ def run(
             else:
                 release(ins, r)
             state[r] = WAITING
+            ready[r] = False  # its KV is gone: it recomputes here
             ins.waiting.appendleft(r)
             preempted += 1
+        # 1b. requests whose KV arrived from a prefill instance join the decoders
+        while ins.waiting and ready[ins.waiting[0]] and ins.running < pool.max_seqs:
+            r = ins.waiting[0]
+            if ins.kv + ins.reserved + ins.n_dec + 1 + prompt[r] > kv_cap:
+                break
+            ins.waiting.popleft()
+            ready[r] = False
+            ins.admitted.append((r, epoch[r]))
+            ins.running += 1
+            ins.kv += prompt[r]
+            decode_from(ins, r)
         n_d = ins.n_dec
         left = budget - n_d
         n_p = 0
@@ -196,13 +258,13 @@ def run(
             n_p += c
             if rem[r] == 0:
                 completing.append(r)
-        while ins.waiting and left > 0 and ins.running < max_seqs:  # 2b. new prompts
+        while ins.waiting and left > 0 and ins.running < pool.max_seqs:  # 2b. new prompts
             r = ins.waiting[0]
             c = min(prompt[r], left)
             # the whole prompt must fit beside what admitted prompts still need (vLLM v0
             # reserves it at admission): a prompt admitted chunk by chunk into the last free
             # blocks would be preempted by the next step's decode tokens and start over
-            if ins.kv + ins.reserved + n_d + prompt[r] > kv_cap:
+            if ready[r] or ins.kv + ins.reserved + n_d + prompt[r] > kv_cap:
                 break
             ins.waiting.popleft()
             state[r] = PREFILL
@@ -219,6 +281,7 @@ def run(
         if n_d == 0 and n_p == 0:  # nothing fits (cannot happen: every request fits alone)
             raise RuntimeError("simulator stalled: no request fits the KV memory")
         # 3. the step's time
+        table = pool.table
         if n_d:
             ctx = (ins.sum_prompt - ins.sum_base + n_d * ins.k) / n_d
             tau = table.step_time(n_d, ctx, n_p)
@@ -244,15 +307,19 @@ def run(
             if g >= out[r]:  # its last token was the prompt's
                 leave(ins, r, t)
                 continue
-            ins.prefilling.remove(r)
             gen[r] = g
-            state[r] = DECODE
-            base[r] = ins.k
-            ins.n_dec += 1
-            ins.sum_prompt += prompt[r]
-            ins.sum_base += ins.k
-            heapq.heappush(fin, (ins.k + out[r] - g, r, epoch[r]))
-        if timeline_points and ins is inst[0]:
+            if pool.transfer is not None:  # to the decode pool, over the link
+                release(ins, r)
+                state[r] = WAITING
+                ready[r] = True
+                start = max(t, ins.link_free)
+                ins.link_free = start + pool.transfer(prompt[r])
+                moving += ins.link_free - t
+                heapq.heappush(handed, (ins.link_free, r))
+                continue
+            ins.prefilling.remove(r)
+            decode_from(ins, r)
+        if timeline_points and ins is watched:
             tl_t.append(t)
             tl_q.append(len(ins.waiting))
             tl_run.append(ins.running)
@@ -281,6 +348,6 @@ def run(
         "span": span,
         "steps": steps,
         "preempted": preempted,
-        "occupancy": sum(i.occupancy for i in inst),
+        "occupancy": sum(i.occupancy for i in inst) + moving,
         "timeline": timeline,
     }

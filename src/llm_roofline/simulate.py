@@ -20,6 +20,16 @@ tokens of a step do not fit, the most recently admitted request is preempted, as
 default: its KV is freed and it goes back to the head of the queue to recompute its prompt and
 the tokens it had generated (its first-token time stays the first one).
 
+Disaggregated serving (`prefill_pool`): prompts run on a pool of prefill instances (their own
+deployment: chips and split) and decoding on `dep`'s instances; each prompt's first token comes
+from its prefill instance, and its KV cache then crosses to a decode instance over the link
+joining the pools (`collectives.kv_transfer_time`: the scale-up link when both pools fit one
+scale-up domain, the scale-out network otherwise; one hand-off at a time per prefill
+instance), where it waits for a slot and KV memory. The wait and the transfer fall between the
+first token and the second, so they count in the time per output token, as a client sees it.
+The prefill instance frees the prompt's KV when the prompt completes (the hand-off is assumed
+to stream from a buffer).
+
 Figures: the percentiles of time to first token, time per output token (a request's decode
 time over its tokens after the first) and end-to-end latency; throughputs over the span from
 the first arrival to the last completion; `capacity_rps`, the request rate the deployment
@@ -31,12 +41,14 @@ percentiles are left out: they would only measure how long the run was).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import scheduler
+from .collectives import kv_transfer_time
+from .dtypes import get_dtype
 from .errors import InputError
 from .steptable import StepTable
 from .workload import Workload
@@ -44,7 +56,14 @@ from .workload import Workload
 if TYPE_CHECKING:
     from .deployment import Deployment
 
-__all__ = ["ROUTERS", "SimResult", "capacity_rps", "simulate"]
+__all__ = [
+    "ROUTERS",
+    "SimResult",
+    "capacity_rps",
+    "disagg_pools",
+    "parse_disagg",
+    "simulate",
+]
 
 ROUTERS = ("round-robin", "least-loaded")
 LATENCY_KEYS = (
@@ -89,6 +108,89 @@ def _table(dep: Deployment, max_seqs: int, longest: int, budget: int) -> StepTab
     return StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(budget, 2))
 
 
+def parse_disagg(text: str) -> tuple[int, int]:
+    """`P:D` → (P prefill instances, D decode instances), each a positive integer."""
+    parts = str(text).split(":")
+    try:
+        p, d = (int(x) for x in parts)
+    except ValueError:
+        p = d = 0
+    if len(parts) != 2 or p < 1 or d < 1:
+        raise InputError(
+            f"disagg must be P:D, prefill and decode instance counts (e.g. 1:3), got {text!r}",
+            field="disagg",
+        )
+    return p, d
+
+
+def disagg_pools(dep: Deployment, prefill: int, decode: int) -> tuple[Deployment, Deployment]:
+    """`prefill` and `decode` instances, each one instance of `dep` (its chips over its
+    replicas, its split): the prefill pool's deployment and the decode pool's."""
+    for name, v in (("prefill", prefill), ("decode", decode)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InputError(f"{name} instances must be a positive integer, got {v!r}", "disagg")
+    one = dep.instance_chips
+    return (
+        replace(dep, chips=one * prefill, replicas=prefill),
+        replace(dep, chips=one * decode, replicas=decode),
+    )
+
+
+def _pools(
+    dep: Deployment,
+    prefill_pool: Deployment | None,
+    inp: list[int],
+    longest: int,
+    max_seqs: int,
+    budget: int,
+    kv_tokens: int | None = None,
+    table: StepTable | None = None,
+) -> list[scheduler.Pool]:
+    """The scheduler's pools: `dep`'s instances serving whole requests, or, with a prefill
+    pool, its instances running prompts and `dep`'s decoding them."""
+    cap = _kv_capacity(dep, longest) if kv_tokens is None else kv_tokens
+    tab = _table(dep, max_seqs, longest, budget) if table is None else table
+    if prefill_pool is None:
+        return [scheduler.Pool(tab, cap, max_seqs, budget, dep.replicas)]
+    pf = prefill_pool
+    for what, a, b in (
+        ("hardware", pf.chip.id, dep.chip.id),
+        ("model", pf.spec.name, dep.spec.name),
+        ("kv_dtype", pf.kv_dtype, dep.kv_dtype),
+    ):
+        if a != b:
+            raise InputError(
+                f"the prefill and decode pools must share the {what} ({a} vs {b})", field=what
+            )
+    longest_prompt = max(inp)
+    lens = np.unique(np.asarray(inp, dtype=np.int64))
+    hand = kv_transfer_time(
+        dep.model,
+        get_dtype(dep.kv_dtype).bytes,
+        dep.chip,
+        senders=pf.instance_chips,
+        receivers=dep.instance_chips,
+        fleet=pf.chips + dep.chips,
+        comm=dep.comm,
+        tokens=lens.astype(np.float64),
+    )
+    times = dict(zip(lens.tolist(), hand.tolist(), strict=True))
+
+    def transfer(tokens: int) -> float:
+        return float(times[tokens])  # the prefill pool runs each request's own input, unpreempted
+
+    pre = scheduler.Pool(
+        StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
+        _kv_capacity(pf, longest_prompt + 1),
+        max_seqs,
+        budget,
+        pf.replicas,
+        "prefill",
+        transfer,
+    )
+    return [pre, scheduler.Pool(tab, cap, max_seqs, budget, dep.replicas, "decode")]
+
+
 def simulate(
     dep: Deployment,
     work: Workload,
@@ -101,10 +203,13 @@ def simulate(
     with_capacity: bool = True,
     timeline_points: int = 2000,
     rate: float | None = None,
+    prefill_pool: Deployment | None = None,
 ) -> SimResult:
     """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys. `rate`:
     the rate the open loop was drawn at (stability is judged on it; without it, on the
-    arrivals' own rate when there are at least 100 of them)."""
+    arrivals' own rate when there are at least 100 of them). With `prefill_pool`, serving is
+    disaggregated: prompts on its instances, decoding on `dep`'s (`disagg_pools` builds both
+    from one deployment)."""
     if router not in ROUTERS:
         raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
     for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
@@ -128,20 +233,8 @@ def simulate(
             f"{window}: shorter lengths, or a workload made with max_context={window}",
             field="input_len",
         )
-    cap = _kv_capacity(dep, longest)
-    table = _table(dep, max_seqs, longest, max_batched_tokens)
-    res = scheduler.run(
-        dep.replicas,
-        work,
-        inp,
-        out,
-        table,
-        cap,
-        max_seqs,
-        max_batched_tokens,
-        router,
-        timeline_points,
-    )
+    pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens)
+    res = scheduler.run(pools, work, inp, out, router, timeline_points)
     ttft, tpot, e2e = res["ttft"], res["tpot"], res["e2e"]
     span = res["span"]
     n = work.requests
@@ -162,8 +255,8 @@ def simulate(
             work,
             max_seqs=max_seqs,
             max_batched_tokens=max_batched_tokens,
-            table=table,
-            kv_tokens=cap,
+            prefill_pool=prefill_pool,
+            pools=pools,
         )
         if with_capacity
         else None
@@ -173,6 +266,9 @@ def simulate(
     stable = offered is None or cap_rps is None or offered < cap_rps
     summary["stable"] = bool(stable)
     summary["offered_rps"] = offered
+    summary["disaggregated"] = prefill_pool is not None
+    summary["prefill_instances"] = prefill_pool.replicas if prefill_pool is not None else 0
+    summary["decode_instances"] = dep.replicas
     has_tpot = tpot[~np.isnan(tpot)]
     for key in LATENCY_KEYS:
         metric, stat = key.split("_")[0], key.split("_")[1]
@@ -187,7 +283,7 @@ def simulate(
         "span_s": span,
         "steps": float(res["steps"]),
         "preemptions": float(res["preempted"]),
-        "kv_tokens_per_instance": float(cap),
+        "kv_tokens_per_instance": float(pools[-1].kv_cap),
         "little_l": res["occupancy"] / span,
         "little_lambda_w": float(np.sum(e2e)) / span,
     }
@@ -227,12 +323,17 @@ def capacity_rps(
     *,
     max_seqs: int = 256,
     max_batched_tokens: int = 8192,
-    table: StepTable | None = None,
-    kv_tokens: int | None = None,
+    prefill_pool: Deployment | None = None,
+    pools: list[scheduler.Pool] | None = None,
 ) -> float:
-    """The request rate `dep` sustains on `work`'s lengths: a closed loop keeping every
-    sequence slot full, its completions per second over the middle 60% of them."""
+    """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
+    lengths: a closed loop keeping every sequence slot full, its completions per second over
+    the middle 60% of them. Disaggregated, a quarter more clients than decode slots, so that
+    the slots stay full while some requests are in their prompts or in transit. `pools`:
+    the run's own, reused."""
     clients = max_seqs * dep.replicas
+    if prefill_pool is not None:
+        clients += -(-clients // 4)
     n = max(4000, 20 * clients)
     idx = np.arange(n) % work.requests
     loop = Workload(
@@ -244,23 +345,10 @@ def capacity_rps(
     )
     inp, out = loop.input_len.tolist(), loop.output_len.tolist()
     longest = max(i + o for i, o in zip(inp, out, strict=True))
-    if kv_tokens is None:
-        kv_tokens = _kv_capacity(dep, longest)
-    if table is None:
-        table = _table(dep, max_seqs, longest, max_batched_tokens)
-    res = scheduler.run(
-        dep.replicas,
-        loop,
-        inp,
-        out,
-        table,
-        kv_tokens,
-        max_seqs,
-        max_batched_tokens,
-        "least-loaded",
-        0,
-        _stagger(loop, table, dep.replicas, max_seqs),
-    )
+    if pools is None:
+        pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens)
+    stagger = _stagger(loop, pools[-1].table, dep.replicas, max_seqs)
+    res = scheduler.run(pools, loop, inp, out, "least-loaded", 0, stagger)
     done = np.sort(res["finish"])
     a, b = done[int(0.2 * n)], done[int(0.8 * n)]
     return float((int(0.8 * n) - int(0.2 * n)) / (b - a)) if b > a else float("inf")

@@ -49,9 +49,12 @@ def _workload(args: argparse.Namespace, max_context: int) -> Any:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from ..simulate import simulate
+    from ..simulate import disagg_pools, parse_disagg, simulate
 
     dep = deployment_from_args(args)
+    pf = None
+    if args.disagg:
+        pf, dep = disagg_pools(dep, *parse_disagg(args.disagg))
     work = _workload(args, dep.model.max_context)
     ms = units.ms
     res = simulate(
@@ -63,12 +66,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         slo_ttft_s=args.slo_ttft_ms * ms if args.slo_ttft_ms else None,
         slo_tpot_s=args.slo_tpot_ms * ms if args.slo_tpot_ms else None,
         rate=args.rate,
+        prefill_pool=pf,
     )
     s = res.summary
     if args.out:
         from ..plots.simulation import write_simulation_figures
 
-        server = {"max_seqs": args.max_seqs, "max_batched_tokens": args.max_batched_tokens}
+        server = {
+            "max_seqs": args.max_seqs,
+            "max_batched_tokens": args.max_batched_tokens,
+            "prefill_pool": pf,
+        }
         written = write_simulation_figures(dep, work, res, Path(args.out), server)
     else:
         written = []
@@ -76,6 +84,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         dump_json(
             {
                 "deployment": dep.as_dict(),
+                "prefill_deployment": pf.as_dict() if pf is not None else None,
                 "workload": work.description,
                 **s,
                 "preemptions": int(res.stats["preemptions"]),
@@ -84,9 +93,18 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(
-        f"{dep.model_id} on {dep.chips} × {dep.chip.id} ({dep.split_text()}), engine {dep.engine}"
-    )
+    if pf is None:
+        print(
+            f"{dep.model_id} on {dep.chips} × {dep.chip.id} ({dep.split_text()}), "
+            f"engine {dep.engine}"
+        )
+    else:
+        print(
+            f"{dep.model_id} on {pf.chips + dep.chips} × {dep.chip.id}, disaggregated: "
+            f"{pf.replicas} prefill and {dep.replicas} decode instances of "
+            f"{dep.instance_chips} chip{'s' if dep.instance_chips > 1 else ''} "
+            f"(tp {dep.tp} · pp {dep.pp}), engine {dep.engine}"
+        )
     print(f"traffic: {work.description}")
     cap = s["capacity_rps"]
     if not s["stable"]:
@@ -195,6 +213,13 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         default="round-robin",
         choices=ROUTERS,
         help="how requests reach replicas (default round-robin)",
+    )
+    s.add_argument(
+        "--disagg",
+        metavar="P:D",
+        help="disaggregated serving: P prefill and D decode instances, each one instance of "
+        "the deployment (its chips over its replicas); the KV cache crosses the scale-up link "
+        "when both pools fit one domain, else the network (default: aggregated)",
     )
     s.add_argument("--slo-ttft-ms", type=positive_float, help="goodput: TTFT target, ms")
     s.add_argument("--slo-tpot-ms", type=positive_float, help="goodput: TPOT target, ms")
