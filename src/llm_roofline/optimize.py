@@ -25,7 +25,7 @@ from .errors import InputError
 from .model import ModelSpec
 from .parallel import Parallelism
 
-__all__ = ["COLUMNS", "SearchResult", "search"]
+__all__ = ["COLUMNS", "SearchResult", "powers", "search", "splits"]
 
 COLUMNS = (
     "chips",
@@ -63,7 +63,7 @@ class SearchResult:
         return out
 
 
-def _powers(limit: int) -> list[int]:
+def powers(limit: int) -> list[int]:
     out, v = [], 1
     while v <= limit:
         out.append(v)
@@ -71,20 +71,22 @@ def _powers(limit: int) -> list[int]:
     return out
 
 
-def _splits(spec: ModelSpec, chips: int) -> list[Parallelism]:
+def splits(spec: ModelSpec, chips: int) -> list[Parallelism]:
+    """Every split of `chips` chips the model takes: pp and tp over powers of two (tp also
+    the whole stage up to 16), ep over the divisors of a stage up to the experts."""
     experts = max((g.ffn.n_experts for g in spec.groups), default=0)
     found = []
-    for pp in _powers(min(chips, 8)):
+    for pp in powers(min(chips, 8)):
         if chips % pp:
             continue
         stage = chips // pp
-        for tp in sorted(set(_powers(stage)) | ({stage} if stage <= 16 else set())):
+        for tp in sorted(set(powers(stage)) | ({stage} if stage <= 16 else set())):
             if stage % tp:
                 continue
             eps = [1]
             if experts:
                 eps = sorted(
-                    {e for e in [*_powers(stage), stage] if stage % e == 0 and e <= experts}
+                    {e for e in [*powers(stage), stage] if stage % e == 0 and e <= experts}
                 )
             for ep in eps:
                 par = Parallelism.of(chips, tp, pp, ep)
@@ -122,9 +124,9 @@ def search(
         )
     cols: dict[str, list[float]] = {c: [] for c in COLUMNS}
     tried = 0
-    chip_counts = sorted(set(_powers(max_chips)) | {max_chips})
+    chip_counts = sorted(set(powers(max_chips)) | {max_chips})
     for n in chip_counts:
-        for par in _splits(spec, n):
+        for par in splits(spec, n):
             tried += 1
             d = replace(
                 dep, chips=n, tp=par.tp, pp=par.pp, ep=par.ep, replicas=1, split_rule="given"
@@ -132,7 +134,7 @@ def search(
             fit = int(d.max_batch(context_len))
             if fit < 1:
                 continue
-            B = np.asarray(sorted({b for b in _powers(fit)} | {fit}), dtype=np.float64)
+            B = np.asarray(sorted({b for b in powers(fit)} | {fit}), dtype=np.float64)
             t, _, _ = d.time(d.decode(B, context_len))
             first, _, _ = d.time(d.prefill(1, context_len), is_prefill=True)
             usd = d.system.price_usd_per_s * t / B * units.mega

@@ -143,13 +143,40 @@ def _pools(
     longest: int,
     max_seqs: int,
     budget: int,
-    kv_tokens: int | None = None,
-    table: StepTable | None = None,
+    cache: dict[Any, Any] | None = None,
 ) -> list[scheduler.Pool]:
     """The scheduler's pools: `dep`'s instances serving whole requests, or, with a prefill
-    pool, its instances running prompts and `dep`'s decoding them."""
-    cap = _kv_capacity(dep, longest) if kv_tokens is None else kv_tokens
-    tab = _table(dep, max_seqs, longest, budget) if table is None else table
+    pool, its instances running prompts and `dep`'s decoding them. `cache`: a dict kept
+    between runs, holding each instance's KV capacity and step table by what they depend on."""
+
+    def once(key: tuple[Any, ...], make: Any) -> Any:
+        if cache is None:
+            return make()
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
+
+    def instance_key(d: Deployment) -> tuple[Any, ...]:
+        return (
+            id(d.spec),
+            id(d.chip),
+            d.instance_chips,
+            d.tp,
+            d.pp,
+            d.ep,
+            d.pad_heads,
+            d.weight_dtype,
+            d.kv_dtype,
+            d.overlap,
+            d.engine,
+            d.comm,
+            max_seqs,
+            budget,
+        )
+
+    key = instance_key(dep)
+    cap = once(("kv", *key, longest), lambda: _kv_capacity(dep, longest))
+    tab = once(("table", *key, longest), lambda: _table(dep, max_seqs, longest, budget))
     if prefill_pool is None:
         return [scheduler.Pool(tab, cap, max_seqs, budget, dep.replicas)]
     pf = prefill_pool
@@ -179,9 +206,13 @@ def _pools(
     def transfer(tokens: int) -> float:
         return float(times[tokens])  # the prefill pool runs each request's own input, unpreempted
 
+    pkey = instance_key(pf)
     pre = scheduler.Pool(
-        StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
-        _kv_capacity(pf, longest_prompt + 1),
+        once(
+            ("prefill table", *pkey),
+            lambda: StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
+        ),
+        once(("kv", *pkey, longest_prompt + 1), lambda: _kv_capacity(pf, longest_prompt + 1)),
         max_seqs,
         budget,
         pf.replicas,
@@ -204,12 +235,14 @@ def simulate(
     timeline_points: int = 2000,
     rate: float | None = None,
     prefill_pool: Deployment | None = None,
+    cache: dict[Any, Any] | None = None,
 ) -> SimResult:
     """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys. `rate`:
     the rate the open loop was drawn at (stability is judged on it; without it, on the
     arrivals' own rate when there are at least 100 of them). With `prefill_pool`, serving is
     disaggregated: prompts on its instances, decoding on `dep`'s (`disagg_pools` builds both
-    from one deployment)."""
+    from one deployment). `cache`: a dict the caller keeps between runs of the same instances
+    (any replica count), so that their step tables are built once (`plan` does)."""
     if router not in ROUTERS:
         raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
     for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
@@ -233,7 +266,7 @@ def simulate(
             f"{window}: shorter lengths, or a workload made with max_context={window}",
             field="input_len",
         )
-    pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens)
+    pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
     res = scheduler.run(pools, work, inp, out, router, timeline_points)
     ttft, tpot, e2e = res["ttft"], res["tpot"], res["e2e"]
     span = res["span"]
@@ -325,12 +358,13 @@ def capacity_rps(
     max_batched_tokens: int = 8192,
     prefill_pool: Deployment | None = None,
     pools: list[scheduler.Pool] | None = None,
+    cache: dict[Any, Any] | None = None,
 ) -> float:
     """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
     lengths: a closed loop keeping every sequence slot full, its completions per second over
     the middle 60% of them. Disaggregated, a quarter more clients than decode slots, so that
     the slots stay full while some requests are in their prompts or in transit. `pools`:
-    the run's own, reused."""
+    the run's own, reused; `cache` as `simulate`'s."""
     clients = max_seqs * dep.replicas
     if prefill_pool is not None:
         clients += -(-clients // 4)
@@ -346,7 +380,7 @@ def capacity_rps(
     inp, out = loop.input_len.tolist(), loop.output_len.tolist()
     longest = max(i + o for i, o in zip(inp, out, strict=True))
     if pools is None:
-        pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens)
+        pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
     stagger = _stagger(loop, pools[-1].table, dep.replicas, max_seqs)
     res = scheduler.run(pools, loop, inp, out, "least-loaded", 0, stagger)
     done = np.sort(res["finish"])

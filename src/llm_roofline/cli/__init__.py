@@ -1,6 +1,6 @@
 """The `llm-roofline` command line: a thin front end over the library (no formulas here).
 
-Verbs: models, hardware, report, predict, sweep, optimize, simulate, validate, calibrate,
+Verbs: models, hardware, report, predict, sweep, optimize, simulate, plan, validate, calibrate,
 measure, serve, pricing, cache-tiers, balance, demo (the order of `llm-roofline --help`).
 Tables use `rich` when it is installed (extra `cli`) and plain aligned text otherwise;
 `--json` prints what a program reads. Bad input exits with code 2 and one line on stderr,
@@ -8,7 +8,7 @@ never a traceback. matplotlib, rich and torch are imported only inside the verbs
 them, so `--help` pays for Python, numpy and the package alone (`benchmarks/startup.py`).
 
 One module per verb group, each verb's parser beside its handler: `catalog` (models,
-hardware), `report` (report, sweep, demo), `predict`, `optimize`, `simulate`, `validation`
+hardware), `report` (report, sweep, demo), `predict`, `optimize`, `simulate`, `plan`, `validation`
 (validate, calibrate, measure), `serve`, `economics` (pricing, cache-tiers, balance);
 `_common` holds the parser class, argument types and output helpers.
 """
@@ -19,7 +19,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import catalog, economics, optimize, predict, report, serve, simulate, validation
+from . import catalog, economics, optimize, plan, predict, report, serve, simulate, validation
 from ._common import Parser
 
 __all__ = ["build_parser", "main"]
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_sweep_parser(sub)
     optimize.add_parsers(sub)
     simulate.add_parsers(sub)
+    plan.add_parsers(sub)
     validation.add_parsers(sub)  # validate, calibrate, measure
     serve.add_parsers(sub)
     economics.add_parsers(sub)  # pricing, cache-tiers, balance

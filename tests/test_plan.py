@@ -1,0 +1,298 @@
+"""`plan`: the cheapest fleet meeting TTFT p90 / TPOT p99 at a rate, checked from outside the
+search: the best re-simulated through the public API meets both targets, every cheaper fleet of
+single-chip instances misses one, one replica fewer misses, the cost is the catalog price times
+the chips, and the impossible targets name the binding one with a value from hand arithmetic.
+Small runs (600 requests per simulation) with fixed seeds."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from llm_roofline.cli import main
+from llm_roofline.deployment import deployment
+from llm_roofline.errors import LlmRooflineError
+from llm_roofline.plan import BEST_KEYS, plan
+from llm_roofline.simulate import disagg_pools, simulate
+from llm_roofline.workload import make_workload
+
+MODEL = "llama-3.1-8b"
+RATE, I, O = 60.0, 512, 128
+TTFT, TPOT = 0.3, 0.04  # seconds
+N = 600  # requests per simulation
+PRICE = {"h100-sxm": 3.99, "a100-80gb": 2.79}  # USD per chip-hour, catalog (Lambda's price list)
+
+
+def _work():
+    return make_workload(requests=N, rate=RATE, input_len=I, output_len=O, seed=0)
+
+
+def _meets(res) -> bool:
+    s = res.summary
+    return (
+        s["ttft_p90_s"] is not None
+        and s["ttft_p90_s"] <= TTFT
+        and s["tpot_p99_s"] is not None
+        and s["tpot_p99_s"] <= TPOT
+    )
+
+
+@pytest.fixture(scope="module")
+def aggregated():
+    return plan(
+        MODEL,
+        ["h100-sxm", "a100-80gb"],
+        rate=RATE,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=TTFT,
+        tpot_p99_s=TPOT,
+        max_chips=16,
+        disagg="no",
+        requests=N,
+    )
+
+
+def test_best_has_the_contract_and_meets_the_targets_when_resimulated(aggregated):
+    b = aggregated.best
+    assert b is not None and set(BEST_KEYS) <= set(b) and aggregated.reason is None
+    dep = deployment(
+        MODEL,
+        b["hardware"],
+        b["chips"],
+        tp=b["tp"],
+        pp=b["pp"],
+        replicas=b["replicas"],
+    )
+    assert _meets(simulate(dep, _work(), with_capacity=False, rate=RATE))
+    assert b["ttft_p90_s"] <= TTFT and b["tpot_p99_s"] <= TPOT
+    assert b["capacity_rps"] > RATE
+
+
+def test_best_costs_the_catalog_price_of_its_chips(aggregated):
+    """USD per hour = chips × the catalog's price per chip-hour; per million output tokens =
+    that over the tokens an hour at the rate brings: 60 requests/s × 128 tokens × 3,600 s =
+    27.648 million tokens an hour."""
+    b = aggregated.best
+    usd_h = b["chips"] * PRICE[b["hardware"]]
+    assert b["usd_per_hour"] == pytest.approx(usd_h, rel=1e-9)
+    assert b["usd_per_million_output_tokens"] == pytest.approx(usd_h / 27.648, rel=1e-9)
+
+
+def test_no_cheaper_fleet_of_single_chip_instances_meets_the_targets(aggregated):
+    """Brute force over what the search pruned or never reached: every fleet of one-chip
+    instances (either chip, any replica count) that costs less than the best misses a target
+    or cannot keep up."""
+    best_cost = aggregated.best["usd_per_hour"]
+    tried = 0
+    for hw, price in PRICE.items():
+        k = 1
+        while k * price < best_cost - 1e-9:
+            dep = deployment(MODEL, hw, k, tp=1, pp=1, replicas=k)
+            res = simulate(dep, _work(), rate=RATE)
+            assert not (res.summary["stable"] and _meets(res)), (hw, k)
+            tried += 1
+            k += 1
+    assert tried >= 1  # the best is not the cheapest chip alone: something was checked
+
+
+def test_one_replica_fewer_misses(aggregated):
+    b = aggregated.best
+    if b["replicas"] == 1:
+        pytest.skip("one replica: none fewer")
+    per = b["chips"] // b["replicas"]
+    r = b["replicas"] - 1
+    dep = deployment(MODEL, b["hardware"], per * r, tp=b["tp"], pp=b["pp"], replicas=r)
+    res = simulate(dep, _work(), rate=RATE)
+    assert not (res.summary["stable"] and _meets(res))
+
+
+def test_search_prunes_before_simulating(aggregated):
+    s = aggregated.searched
+    assert s["pruned_by_bound"] > 0 and s["simulations"] < s["within_bounds"]
+
+
+def test_frontier_is_not_dominated(aggregated):
+    rows = aggregated.candidates
+    keys = ("usd_per_hour", "ttft_p90_s", "tpot_p99_s")
+    assert rows
+    for a in rows:
+        for b in rows:
+            if a is not b:
+                assert not (all(b[k] <= a[k] for k in keys) and any(b[k] < a[k] for k in keys)), (
+                    a,
+                    b,
+                )
+
+
+def test_disaggregated_best_resimulated():
+    res = plan(
+        MODEL,
+        ["h100-sxm"],
+        rate=RATE,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=TTFT,
+        tpot_p99_s=TPOT,
+        max_chips=16,
+        disagg="yes",
+        requests=N,
+    )
+    b = res.best
+    assert b is not None and b["disaggregated"]
+    assert b["prefill_chips"] + b["decode_chips"] == b["chips"]
+    one = deployment(MODEL, "h100-sxm", b["instance_chips"], tp=b["tp"], pp=b["pp"])
+    assert b["prefill_split"] == b["decode_split"] or b["prefill_split"]["chips"] > 0
+    ps = b["prefill_split"]
+    pf_one = deployment(MODEL, "h100-sxm", ps["chips"], tp=ps["tp"], pp=ps["pp"])
+    pf, _ = disagg_pools(pf_one, b["prefill_instances"], 1)
+    _, dec = disagg_pools(one, 1, b["decode_instances"])
+    assert _meets(simulate(dec, _work(), prefill_pool=pf, with_capacity=False, rate=RATE))
+
+
+def _number_ms(text: str, after: str) -> float:
+    m = re.search(after + r"[^0-9]*([0-9.]+) ms", text)
+    assert m, text
+    return float(m.group(1))
+
+
+def test_impossible_tpot_names_it_with_the_bandwidth_floor():
+    """One H100 at most: a decode step reads every weight but the input embedding (a row of it
+    is gathered): 32 layers × (41.94M attention + 176.16M MLP) = 6.979e9, plus the 128,256 ×
+    4,096 = 0.525e9 output head, 7.504e9 × 2 bytes = 15.01 GB at 3.35 TB/s = 4.48 ms, plus a
+    513-token KV cache (513 × 131,072 B = 0.07 GB, 0.02 ms): 4.50 ms whatever the load; 1 ms
+    cannot be met."""
+    res = plan(
+        MODEL,
+        ["h100-sxm"],
+        rate=1.0,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=1.0,
+        tpot_p99_s=0.001,
+        max_chips=1,
+        requests=N,
+    )
+    assert res.best is None and res.reason.startswith("tpot_p99")
+    floor = _number_ms(res.reason, "decode within 1 chips is")
+    hand = (7.504e9 * 2 + 513 * 131_072) / 3.35e12 * 1e3
+    assert floor == pytest.approx(hand, rel=0.01)
+
+
+def test_impossible_ttft_names_it_with_the_compute_floor():
+    """An 8,192-token prompt on one H100: 2 × 6.979e9 layer weights × 8,192 tokens = 1.1434e14
+    FLOP, plus causal attention, 32 layers × 2 matmuls × 2 FLOP × 4,096 (32 heads × 128) ×
+    8,192² / 2 = 1.759e13 FLOP: 1.3193e14 FLOP at 989 TFLOP/s = 133.4 ms (the output head runs
+    for the last token only); 10 ms cannot be met."""
+    res = plan(
+        MODEL,
+        ["h100-sxm"],
+        rate=1.0,
+        input_len=8192,
+        output_len=16,
+        ttft_p90_s=0.010,
+        tpot_p99_s=1.0,
+        max_chips=1,
+        requests=N,
+    )
+    assert res.best is None and res.reason.startswith("ttft_p90")
+    floor = _number_ms(res.reason, "first token within 1 chips is")
+    hand = (2 * 6.979e9 * 8192 + 32 * 2 * 2 * 4096 * 8192**2 / 2) / 989e12 * 1e3
+    assert floor == pytest.approx(hand, rel=0.01)
+
+
+def test_rate_beyond_the_chips_says_so():
+    res = plan(
+        MODEL,
+        ["h100-sxm"],
+        rate=2000.0,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=TTFT,
+        tpot_p99_s=TPOT,
+        max_chips=2,
+        requests=N,
+    )
+    assert res.best is None and res.reason
+    assert res.reason.startswith(("chips", "ttft_p90", "tpot_p99"))
+
+
+@pytest.mark.parametrize(
+    "kw,field",
+    [
+        ({"rate": 0.0}, "rate"),
+        ({"ttft_p90_s": -1.0}, "ttft_p90"),
+        ({"tpot_p99_s": float("nan")}, "tpot_p99"),
+        ({"disagg": "maybe"}, "disagg"),
+        ({"max_chips": 0}, "max_chips"),
+        ({"hardware": []}, "hardware"),
+        ({"hardware": ["h100-sxmm"]}, "hardware"),
+        ({"input_len": 2.5}, "input_len"),
+    ],
+)
+def test_bad_input_names_the_field(kw, field):
+    args = {
+        "rate": 1.0,
+        "input_len": I,
+        "output_len": O,
+        "ttft_p90_s": TTFT,
+        "tpot_p99_s": TPOT,
+        "hardware": ["h100-sxm"],
+    }
+    args.update(kw)
+    hw = args.pop("hardware")
+    with pytest.raises(LlmRooflineError) as exc:
+        plan(MODEL, hw, **args)
+    named = getattr(exc.value, "field", None) or getattr(exc.value, "kind", None)
+    assert named == field
+
+
+BASE = [
+    "plan",
+    "--model",
+    MODEL,
+    "--hardware",
+    "h100-sxm",
+    "--rate",
+    "5",
+    "--input-len",
+    "512",
+    "--output-len",
+    "64",
+    "--requests",
+    "400",
+    "--max-chips",
+    "4",
+]
+
+
+def test_cli_json(capsys):
+    rc = main([*BASE, "--ttft-p90-ms", "300", "--tpot-p99-ms", "40", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and set(BEST_KEYS) <= set(out["best"]) and out["reason"] is None
+    assert isinstance(out["candidates"], list) and out["candidates"]
+
+
+def test_cli_no_plan_names_the_binding_target(capsys):
+    rc = main([*BASE, "--ttft-p90-ms", "300", "--tpot-p99-ms", "0.5"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "no fleet" in out and "tpot_p99" in out
+
+
+@pytest.mark.parametrize(
+    "extra,named",
+    [
+        (["--ttft-p90-ms", "0", "--tpot-p99-ms", "40"], "--ttft-p90-ms"),
+        (["--ttft-p90-ms", "300", "--tpot-p99-ms", "40", "--disagg", "x"], "--disagg"),
+        (["--ttft-p90-ms", "300", "--tpot-p99-ms", "40", "--hardware", "nope"], "nope"),
+    ],
+)
+def test_cli_bad_input_one_line(capsys, extra, named):
+    try:
+        rc = main([*BASE, *extra])
+    except SystemExit as exc:
+        rc = exc.code
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and named in err and err.count("\n") == 0
