@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/web_load.py
 	$(BIN)/python benchmarks/validate_cv.py
 	$(BIN)/python benchmarks/simulate_speed.py
+	$(BIN)/python benchmarks/plan_speed.py
 
 ## fuzz: 100,000 inputs of each kind through the config.json and scenario CSV readers
 fuzz: $(STAMP)

@@ -330,6 +330,14 @@ def _simulate_json(r: CliRun, tmp: Path) -> None:
         assert (tmp / f"{stem}.png").stat().st_size > 10_000
 
 
+def _plan_json(r: CliRun, tmp: Path) -> None:
+    out = r.json()
+    b = out["best"]
+    # the best meets both targets at the rate and holds more than it
+    assert b["ttft_p90_s"] <= 0.3 and b["tpot_p99_s"] <= 0.04 and b["capacity_rps"] > 10
+    assert b["chips"] <= 8 and out["reason"] is None and out["candidates"]
+
+
 def _measured_rows(r: CliRun, tmp: Path) -> None:
     import llm_roofline as lr
 
@@ -449,6 +457,9 @@ CASES: list[Case] = [
          "--tpot-ms 15 --json --out {tmp}", check=_optimize_json),
     Case("simulate", f"simulate {LLAMA} --rate 5 --requests 200 --input-len 256 "
          "--output-len 32 --json --out {tmp}", check=_simulate_json),
+    Case("plan", f"plan --model llama-3.1-8b --hardware h100-sxm,a100-80gb --rate 10 "
+         "--input-len 512 --output-len 64 --ttft-p90-ms 300 --tpot-p99-ms 40 --requests 400 "
+         "--max-chips 8 --json", check=_plan_json),
     # the shipped constants are what `calibrate` fits from the validation set (3 s)
     Case("calibrate reproduces the shipped profiles", "calibrate --out {tmp}/profiles.toml",
          err=("wrote the calibrated engine's constants",), check=_shipped_profiles),
@@ -514,7 +525,8 @@ def test_installed_command_help_lists_every_verb() -> None:
     r = _run([_entry_point(), "--help"])
     assert r.returncode == 0 and r.stderr == ""
     verbs = (
-        "models hardware report predict sweep optimize simulate validate calibrate measure serve "
+        "models hardware report predict sweep optimize simulate plan validate calibrate measure "
+        "serve "
         "pricing cache-tiers balance demo"
     )
     for verb in verbs.split():

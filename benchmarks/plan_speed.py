@@ -1,0 +1,88 @@
+"""`plan`'s speed: the cheapest fleet for three questions over two hardware kinds each (the
+second at a high rate and a tight TPOT target, where the search simulates most), the library
+call as the command line makes it (every shape's bounds, the simulations, the best fleet's
+capacity), against a baseline measured in the same run: numpy sorting 10 million floats.
+Median of 5 (`python benchmarks/plan_speed.py 3` for fewer). Target (issue #15): at most 10 s
+for two hardware kinds on the 2-core development machine, aim 1 s.
+
+The last line printed is one machine-readable JSON record.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from llm_roofline.plan import plan
+
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+TARGET_S = 10.0
+QUESTIONS = {
+    "llama-3.1-8b on h100-sxm,a100-80gb at 60 req/s, 512 -> 128, TTFT p90 300 ms, TPOT p99 40 ms": {
+        "model": "llama-3.1-8b",
+        "hardware": ["h100-sxm", "a100-80gb"],
+        "rate": 60.0,
+        "input_len": 512,
+        "output_len": 128,
+        "ttft_p90_s": 0.3,
+        "tpot_p99_s": 0.04,
+    },
+    "llama-3.1-8b on h100-sxm,a100-80gb at 200 req/s, 512 -> 128, TTFT p90 300 ms, TPOT p99 "
+    "20 ms": {
+        "model": "llama-3.1-8b",
+        "hardware": ["h100-sxm", "a100-80gb"],
+        "rate": 200.0,
+        "input_len": 512,
+        "output_len": 128,
+        "ttft_p90_s": 0.3,
+        "tpot_p99_s": 0.02,
+    },
+    "llama-3.1-70b fp8 on h100-sxm,mi300x at 5 req/s, 2048 -> 256, TTFT p90 1 s, TPOT p99 60 ms": {
+        "model": "llama-3.1-70b",
+        "hardware": ["h100-sxm", "mi300x"],
+        "rate": 5.0,
+        "input_len": 2048,
+        "output_len": 256,
+        "ttft_p90_s": 1.0,
+        "tpot_p99_s": 0.06,
+        "weight_dtype": "fp8",
+    },
+}
+
+
+def main() -> None:
+    base: list[float] = []
+    times: dict[str, list[float]] = {q: [] for q in QUESTIONS}
+    searched: dict[str, dict[str, float]] = {}
+    for _ in range(RUNS):
+        x = np.random.default_rng(0).random(10_000_000)
+        t0 = time.perf_counter()
+        np.sort(x)
+        base.append(time.perf_counter() - t0)
+        for q, kw in QUESTIONS.items():
+            args = dict(kw)
+            model, hw = args.pop("model"), args.pop("hardware")
+            t0 = time.perf_counter()
+            res = plan(model, hw, **args)
+            times[q].append(time.perf_counter() - t0)
+            searched[q] = {k: v for k, v in res.searched.items() if k != "seconds"}
+    b = statistics.median(base)
+    record: dict[str, object] = {"runs": RUNS, "baseline_median_s": b, "target_s": TARGET_S}
+    for q in QUESTIONS:
+        m = statistics.median(times[q])
+        s = searched[q]
+        print(
+            f"{q}: median {m:.2f} s ({m / b:.1f}x the sort baseline of {b:.3f} s); "
+            f"{s['instance_shapes']} shapes, {s['pruned_by_bound']} pruned, "
+            f"{s['simulations']} simulations"
+        )
+        record[q] = {"median_s": m, "ratio_to_baseline": m / b, **s}
+    print(json.dumps(record))
+
+
+if __name__ == "__main__":
+    main()
