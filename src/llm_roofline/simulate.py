@@ -36,7 +36,9 @@ the first arrival to the last completion; `capacity_rps`, the request rate the d
 sustains, measured by the same simulator with every sequence slot kept full (a closed loop of
 `max_seqs × replicas` clients, over the middle 60% of completions); `stable`, false when an
 open loop offers more than that (the queue then grows without bound and the latency
-percentiles are left out: they would only measure how long the run was).
+percentiles are left out: they would only measure how long the run was); None when the
+capacity was not measured (`with_capacity=False`: a caller that judges stability itself, as
+`plan` does from one instance's capacity).
 """
 
 from __future__ import annotations
@@ -296,8 +298,9 @@ def simulate(
     )
     summary["capacity_rps"] = cap_rps
     offered = None if work.closed_loop else rate if rate is not None else _offered(work)
-    stable = offered is None or cap_rps is None or offered < cap_rps
-    summary["stable"] = bool(stable)
+    # unknown (None) for an open loop when the capacity was not measured (with_capacity=False)
+    stable = True if offered is None else None if cap_rps is None else offered < cap_rps
+    summary["stable"] = stable
     summary["offered_rps"] = offered
     summary["disaggregated"] = prefill_pool is not None
     summary["prefill_instances"] = prefill_pool.replicas if prefill_pool is not None else 0
@@ -306,7 +309,7 @@ def simulate(
     for key in LATENCY_KEYS:
         metric, stat = key.split("_")[0], key.split("_")[1]
         vals = {"ttft": ttft, "tpot": has_tpot, "e2e": e2e}[metric]
-        if not stable or vals.size == 0:
+        if stable is False or vals.size == 0:
             summary[key] = None
         elif stat == "mean":
             summary[key] = float(np.mean(vals))
