@@ -34,6 +34,19 @@ def _fleet(r: dict[str, Any]) -> str:
     )
 
 
+def _shape(r: dict[str, Any]) -> str:
+    """A fleet's instances in a table cell: '2 × tp 1' or 'P 1 × tp 2 + D 3 × tp 1'."""
+    if r["disaggregated"]:
+        ps, ds = r["prefill_split"], r["decode_split"]
+        return (
+            f"P {r['prefill_instances']} × tp {ps['tp']} pp {ps['pp']} + "
+            f"D {r['decode_instances']} × tp {ds['tp']} pp {ds['pp']}"
+        )
+    return f"{r['replicas']} × tp {r['tp']} pp {r['pp']}" + (
+        f" ep {r['ep']}" if r["ep"] > 1 else ""
+    )
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from ..plan import plan
 
@@ -83,7 +96,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         (
             r["hardware"],
             str(r["chips"]),
-            "disaggregated" if r["disaggregated"] else "aggregated",
+            _shape(r),
             fmt_money(r["usd_per_hour"]),
             fmt_time(r["ttft_p90_s"]),
             fmt_time(r["tpot_p99_s"]),
@@ -93,7 +106,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     ]
     print_table(
         "fleets simulated: the frontier of cost against TTFT and TPOT",
-        ("hardware", "chips", "serving", "$/hour", "TTFT p90", "TPOT p99", "meets"),
+        ("hardware", "chips", "instances", "$/hour", "TTFT p90", "TPOT p99", "meets"),
         rows,
     )
     s = res.searched
