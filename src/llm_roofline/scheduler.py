@@ -105,8 +105,8 @@ def run(
     """Serve every request of `work` on `pools` (one `mixed` pool, or a `prefill` pool then a
     `decode` pool); per-request times and what the loop counted. A closed loop's clients send
     their first requests `stagger_s` apart. The timeline is the last pool's first instance,
-one point per step: its end time, the requests waiting (as the step began: those arriving
-during the step are routed after it), those running and the share of KV memory in use."""
+    one point per step: its end time, the requests waiting (as the step began: those arriving
+    during the step are routed after it), those running and the share of KV memory in use."""
     n = len(inp)
     state = [WAITING] * n
     epoch = [0] * n
