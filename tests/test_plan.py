@@ -1,6 +1,6 @@
 """`plan`: the cheapest fleet meeting TTFT p90 / TPOT p99 at a rate, checked from outside the
-search: the best re-simulated through the public API meets both targets, every cheaper fleet of
-single-chip instances misses one, one replica fewer misses, the cost is the catalog price times
+search: the best re-simulated through the public API meets both targets on each seeded draw,
+every cheaper fleet of single-chip instances misses one on some draw, one replica fewer misses, the cost is the catalog price times
 the chips, and the impossible targets name the binding one with a value from hand arithmetic.
 Small runs (600 requests per simulation) with fixed seeds."""
 
@@ -14,7 +14,7 @@ import pytest
 from llm_roofline.cli import main
 from llm_roofline.deployment import deployment
 from llm_roofline.errors import LlmRooflineError
-from llm_roofline.plan import BEST_KEYS, plan
+from llm_roofline.plan import BEST_KEYS, SEEDS, plan
 from llm_roofline.simulate import disagg_pools, simulate
 from llm_roofline.workload import make_workload
 
@@ -25,8 +25,18 @@ N = 600  # requests per simulation
 PRICE = {"h100-sxm": 3.99, "a100-80gb": 2.79}  # USD per chip-hour, catalog (Lambda's price list)
 
 
-def _work():
-    return make_workload(requests=N, rate=RATE, input_len=I, output_len=O, seed=0)
+def _work(seed: int = 0):
+    return make_workload(requests=N, rate=RATE, input_len=I, output_len=O, seed=seed)
+
+
+def _meets_every_seed(dep) -> bool:
+    """What plan asks of a fleet: both targets met on each of its SEEDS draws (seeds 0, 1, 2),
+    and a rate below the capacity."""
+    for seed in range(SEEDS):
+        res = simulate(dep, _work(seed), rate=RATE)
+        if not (res.summary["stable"] and _meets(res)):
+            return False
+    return True
 
 
 def _meets(res) -> bool:
@@ -66,7 +76,7 @@ def test_best_has_the_contract_and_meets_the_targets_when_resimulated(aggregated
         pp=b["pp"],
         replicas=b["replicas"],
     )
-    assert _meets(simulate(dep, _work(), with_capacity=False, rate=RATE))
+    assert _meets_every_seed(dep)
     assert b["ttft_p90_s"] <= TTFT and b["tpot_p99_s"] <= TPOT
     assert b["capacity_rps"] > RATE
 
@@ -91,8 +101,7 @@ def test_no_cheaper_fleet_of_single_chip_instances_meets_the_targets(aggregated)
         k = 1
         while k * price < best_cost - 1e-9:
             dep = deployment(MODEL, hw, k, tp=1, pp=1, replicas=k)
-            res = simulate(dep, _work(), rate=RATE)
-            assert not (res.summary["stable"] and _meets(res)), (hw, k)
+            assert not _meets_every_seed(dep), (hw, k)
             tried += 1
             k += 1
     assert tried >= 1  # the best is not the cheapest chip alone: something was checked
@@ -105,8 +114,7 @@ def test_one_replica_fewer_misses(aggregated):
     per = b["chips"] // b["replicas"]
     r = b["replicas"] - 1
     dep = deployment(MODEL, b["hardware"], per * r, tp=b["tp"], pp=b["pp"], replicas=r)
-    res = simulate(dep, _work(), rate=RATE)
-    assert not (res.summary["stable"] and _meets(res))
+    assert not _meets_every_seed(dep)
 
 
 def test_search_prunes_before_simulating(aggregated):
@@ -149,7 +157,9 @@ def test_disaggregated_best_resimulated():
     pf_one = deployment(MODEL, "h100-sxm", ps["chips"], tp=ps["tp"], pp=ps["pp"])
     pf, _ = disagg_pools(pf_one, b["prefill_instances"], 1)
     _, dec = disagg_pools(one, 1, b["decode_instances"])
-    assert _meets(simulate(dec, _work(), prefill_pool=pf, with_capacity=False, rate=RATE))
+    for seed in range(SEEDS):
+        res = simulate(dec, _work(seed), prefill_pool=pf, with_capacity=False, rate=RATE)
+        assert _meets(res), seed
 
 
 def _number_ms(text: str, after: str) -> float:

@@ -16,19 +16,24 @@ deployment's engine) meet both targets at that rate.
    grid, so that it stays a bound), and its prompt rate, one over a prompt's share of a full
    step of prompts (a step may overlap the two; it beats neither). R over that rate is a lower
    bound on its replicas, hence on the fleet's cost.
-2. **Simulation, cheapest bound first.** Instances are visited in order of their cost bound, and
-   the search stops when the next bound is no cheaper than the best plan found. For one
-   instance shape, the fewest replicas whose simulation of `requests` requests at the rate
-   meets both targets: starting from the fewest that the instance's simulated capacity keeps
-   stable, growing by a quarter until the targets are met, then bisecting back. (The targets
+2. **Simulation, cheapest bound first.** A fleet meets the targets when it meets them on each
+   of `SEEDS` draws of the traffic (seeds `seed`, `seed` + 1, ...; the worst of them is what
+   is reported): percentiles of a few thousand requests vary from draw to draw, most with
+   long-tailed lengths (sharegpt-like), and one lucky draw must not decide. Instances are
+   visited in order of their cost bound, and the search stops when the next bound is no
+   cheaper than the best plan found. For one instance shape, the fewest replicas whose
+   simulations of `requests` requests at the rate meet both targets: starting from the fewest
+   that the instance's simulated capacity keeps stable, growing by a quarter until the targets
+   are met, then bisecting back. (The targets
    are taken to be met at any count above one that meets them.) Disaggregated: the two best
    prefill shapes and the two best decode shapes by their bounds, paired; prefill instances
    are added while TTFT misses, decode instances while TPOT misses, then each pool is trimmed
    while both targets still hold.
 3. Every simulated fleet is a candidate; `candidates` is their frontier on cost per hour, TTFT
-   p90 and TPOT p99 (each one is beaten on one of them by none of the others without losing
-   on another). `capacity_rps` of the best: the simulated capacity of one instance times the
-   replicas, or, disaggregated, the simulated capacity of the two pools together.
+   p90 and TPOT p99 (no other candidate is as good on all three and better on one). Of two
+   fleets of equal cost the first found is kept. `capacity_rps` of the best: the simulated
+   capacity of one instance times the replicas, or, disaggregated, the simulated capacity of
+   the two pools together.
 
 Cost per million output tokens is the fleet's cost per hour over the output tokens the planned
 rate brings in an hour (the fleet is sized for that rate, not for its capacity).
@@ -73,6 +78,7 @@ BEST_KEYS = (
     "tpot_p99_s",
     "capacity_rps",
 )
+SEEDS = 3  # a fleet meets the targets when it meets them on each of this many seeded draws
 MAX_INSTANCE_CHIPS = 64  # the largest instance tried (a rack's scale-up domain)
 PAIRS_PER_ROLE = 2  # disaggregated: the best shapes tried for each pool
 
@@ -143,8 +149,10 @@ def _bounds(
     tpot_s: float,
     budget: int,
     max_seqs: int,
+    longest: int,
 ) -> list[_Shape]:
-    """The instance shapes of `n` chips that hold the model, with their bounds (step 1)."""
+    """The instance shapes of `n` chips that hold the model and the longest request, with
+    their bounds (step 1)."""
     found = []
     experts = max((g.ffn.n_experts for g in spec.groups), default=0)
     for par in splits(spec, n):
@@ -157,7 +165,7 @@ def _bounds(
         except LlmRooflineError:
             continue
         fit = int(dep.max_batch(inp + out))
-        if fit < 1:
+        if fit < 1 or int(dep.max_batch(longest)) < 1:
             continue
         ideal = dep.with_engine("ideal")
         top = min(fit, max_seqs)
@@ -264,7 +272,7 @@ def plan(
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     length_dist: str = "fixed",
-    requests: int = 1500,
+    requests: int = 2000,
     seed: int = 0,
     max_seqs: int = 256,
     max_batched_tokens: int = 8192,
@@ -301,15 +309,20 @@ def plan(
                 field="hardware",
             )
         chips.append(c)
-    work = make_workload(
-        requests=requests,
-        rate=rate,
-        input_len=input_len,
-        output_len=output_len,
-        length_dist=length_dist,
-        max_context=spec.max_context,
-        seed=seed,
-    )
+    works = [
+        make_workload(
+            requests=requests,
+            rate=rate,
+            input_len=input_len,
+            output_len=output_len,
+            length_dist=length_dist,
+            max_context=spec.max_context,
+            seed=seed + k,
+        )
+        for k in range(SEEDS)
+    ]
+    work = works[0]
+    longest = max(int(np.max(w.input_len + w.output_len)) for w in works)
     out_mean = float(np.mean(work.output_len))
     inp_mean = float(np.mean(work.input_len))
     kw = {"weight_dtype": weight_dtype, "kv_dtype": kv_dtype, "engine": engine}
@@ -327,6 +340,7 @@ def plan(
                 tpot_p99_s,
                 max_batched_tokens,
                 max_seqs,
+                longest,
             )
     request = {
         "model": model_id,
@@ -343,7 +357,7 @@ def plan(
         "requests_per_simulation": requests,
     }
     search = _Search(
-        work,
+        works,
         rate,
         out_mean,
         ttft_p90_s,
@@ -389,7 +403,7 @@ class _Search:
 
     def __init__(
         self,
-        work: Workload,
+        works: list[Workload],
         rate: float,
         out_mean: float,
         ttft_s: float,
@@ -399,7 +413,8 @@ class _Search:
         budget: int,
         progress: Callable[[int, int], None] | None,
     ) -> None:
-        self.work = work
+        self.works = works
+        self.work = works[0]
         self.rate = rate
         self.out_mean = out_mean
         self.ttft_s = ttft_s
@@ -430,20 +445,27 @@ class _Search:
         pf = None
         if shape_p is not None:
             pf = replace(shape_p.dep, chips=shape_p.chips * p, replicas=p)
-        res = simulate(
-            dec,
-            self.work,
-            with_capacity=False,
-            timeline_points=0,
-            rate=self.rate,
-            prefill_pool=pf,
-            cache=self.cache,
-            max_seqs=self.max_seqs,
-            max_batched_tokens=self.budget,
-        )
-        self.simulations += 1
+        worst: dict[str, Any] = {"ttft_p90_s": 0.0, "tpot_p99_s": 0.0}
+        for work in self.works:  # the worst of the seeds; a miss ends it
+            s = simulate(
+                dec,
+                work,
+                with_capacity=False,
+                timeline_points=0,
+                rate=self.rate,
+                prefill_pool=pf,
+                cache=self.cache,
+                max_seqs=self.max_seqs,
+                max_batched_tokens=self.budget,
+            ).summary
+            self.simulations += 1
+            for k in worst:
+                worst[k] = None if s[k] is None or worst[k] is None else max(worst[k], s[k])
+            t90, t99 = worst["ttft_p90_s"], worst["tpot_p99_s"]
+            if t90 is None or t99 is None or t90 > self.ttft_s or t99 > self.tpot_s:
+                break
         row = _summary_row(
-            shape_p, shape_d, p, d, res.summary, self.rate, self.out_mean, self.ttft_s, self.tpot_s
+            shape_p, shape_d, p, d, worst, self.rate, self.out_mean, self.ttft_s, self.tpot_s
         )
         self.rows.append(row)
         self.pools[id(row)] = (shape_p, shape_d, p, d)
