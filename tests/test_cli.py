@@ -457,7 +457,7 @@ CASES: list[Case] = [
          "--tpot-ms 15 --json --out {tmp}", check=_optimize_json),
     Case("simulate", f"simulate {LLAMA} --rate 5 --requests 200 --input-len 256 "
          "--output-len 32 --json --out {tmp}", check=_simulate_json),
-    Case("plan", f"plan --model llama-3.1-8b --hardware h100-sxm,a100-80gb --rate 10 "
+    Case("plan", "plan --model llama-3.1-8b --hardware h100-sxm,a100-80gb --rate 10 "
          "--input-len 512 --output-len 64 --ttft-p90-ms 300 --tpot-p99-ms 40 --requests 400 "
          "--max-chips 8 --json", check=_plan_json),
     # the shipped constants are what `calibrate` fits from the validation set (3 s)

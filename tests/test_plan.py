@@ -1,8 +1,9 @@
 """`plan`: the cheapest fleet meeting TTFT p90 / TPOT p99 at a rate, checked from outside the
 search: the best re-simulated through the public API meets both targets on each seeded draw,
-every cheaper fleet of single-chip instances misses one on some draw, one replica fewer misses, the cost is the catalog price times
-the chips, and the impossible targets name the binding one with a value from hand arithmetic.
-Small runs (600 requests per simulation) with fixed seeds."""
+every cheaper fleet of single-chip instances misses one on some draw, one replica fewer
+misses, the cost is the catalog price times the chips, and the impossible targets name the
+binding one with a value from hand arithmetic. Small runs (600 requests per simulation) with
+fixed seeds."""
 
 from __future__ import annotations
 
@@ -186,7 +187,7 @@ def test_impossible_tpot_names_it_with_the_bandwidth_floor():
         requests=N,
     )
     assert res.best is None and res.reason.startswith("tpot_p99")
-    floor = _number_ms(res.reason, "decode within 1 chips is")
+    floor = _number_ms(res.reason, "decode within 1 chip is")
     hand = (7.504e9 * 2 + 513 * 131_072) / 3.35e12 * 1e3
     assert floor == pytest.approx(hand, rel=0.01)
 
@@ -208,7 +209,7 @@ def test_impossible_ttft_names_it_with_the_compute_floor():
         requests=N,
     )
     assert res.best is None and res.reason.startswith("ttft_p90")
-    floor = _number_ms(res.reason, "first token within 1 chips is")
+    floor = _number_ms(res.reason, "first token within 1 chip is")
     hand = (2 * 6.979e9 * 8192 + 32 * 2 * 2 * 4096 * 8192**2 / 2) / 989e12 * 1e3
     assert floor == pytest.approx(hand, rel=0.01)
 
@@ -233,12 +234,18 @@ def test_rate_beyond_the_chips_says_so():
     "kw,field",
     [
         ({"rate": 0.0}, "rate"),
-        ({"ttft_p90_s": -1.0}, "ttft_p90"),
-        ({"tpot_p99_s": float("nan")}, "tpot_p99"),
+        ({"ttft_p90_s": -1.0}, "ttft_p90_s"),
+        ({"tpot_p99_s": float("nan")}, "tpot_p99_s"),
+        ({"engine": "nonsense"}, "engine"),
+        ({"weight_dtype": "fp7"}, "weight_dtype"),
+        ({"kv_dtype": "int3"}, "kv_dtype"),
+        ({"max_seqs": 0}, "max_seqs"),
+        ({"max_seqs": 64, "max_batched_tokens": 32}, "max_batched_tokens"),
         ({"disagg": "maybe"}, "disagg"),
         ({"max_chips": 0}, "max_chips"),
         ({"hardware": []}, "hardware"),
         ({"hardware": ["h100-sxmm"]}, "hardware"),
+        ({"hardware": ["h100-sxm", "no-such-chip"]}, "hardware"),
         ({"input_len": 2.5}, "input_len"),
     ],
 )
@@ -306,3 +313,70 @@ def test_cli_bad_input_one_line(capsys, extra, named):
         rc = exc.code
     err = capsys.readouterr().err.strip()
     assert rc == 2 and named in err and err.count("\n") == 0
+
+
+def test_replica_search_reaches_the_chip_limit_exactly():
+    """Growing a quarter at a time from six A100s would jump to eight; with at most seven
+    chips allowed, seven must still be tried (and here they are what the traffic needs)."""
+    kw = dict(
+        rate=70.0,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=0.5,
+        tpot_p99_s=0.03,
+        disagg="no",
+        requests=N,
+    )
+    free = plan(MODEL, ["a100-80gb"], max_chips=64, **kw)
+    capped = plan(MODEL, ["a100-80gb"], max_chips=free.best["chips"], **kw)
+    assert capped.best is not None and capped.best["chips"] == free.best["chips"]
+
+
+def test_single_token_outputs_have_no_tpot_to_miss():
+    """Outputs of one token: no request has a second token, so TPOT is not defined (None)
+    and cannot miss; the cheapest fleet is then one that meets TTFT."""
+    res = plan(
+        MODEL,
+        ["h100-sxm"],
+        rate=10.0,
+        input_len=I,
+        output_len=1,
+        ttft_p90_s=TTFT,
+        tpot_p99_s=TPOT,
+        requests=300,
+    )
+    assert res.best is not None and res.best["tpot_p99_s"] is None
+    assert res.best["chips"] == 1 and res.best["ttft_p90_s"] <= TTFT
+
+
+def test_disaggregated_pools_may_use_shapes_that_fail_the_other_target():
+    """A prefill instance needs only the TTFT floor, a decode instance only the TPOT one: on
+    L40S (ideal engine), 30 ms TTFT and 9 ms TPOT: one chip decodes no faster than 15.01 GB of
+    weights / 864 GB/s = 17.4 ms a token, so only instances of several chips may decode, and
+    serving whole requests on them finds no fleet within 16 chips; one-chip prefill instances
+    feeding larger decode instances meet both. The answer is checked by simulation on every
+    draw and keeps up with the rate."""
+    kw = dict(
+        rate=10.0,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=0.030,
+        tpot_p99_s=0.009,
+        engine="ideal",
+        max_chips=16,
+        requests=N,
+    )
+    assert plan(MODEL, ["l40s"], disagg="no", **kw).best is None
+    res = plan(MODEL, ["l40s"], **kw)
+    b = res.best
+    assert b is not None and b["disaggregated"] and b["capacity_rps"] > 10.0
+    assert b["prefill_split"]["chips"] < b["decode_split"]["chips"]
+    ps, ds = b["prefill_split"], b["decode_split"]
+    pf_one = deployment(MODEL, "l40s", ps["chips"], tp=ps["tp"], pp=ps["pp"], engine="ideal")
+    dec_one = deployment(MODEL, "l40s", ds["chips"], tp=ds["tp"], pp=ds["pp"], engine="ideal")
+    pf, _ = disagg_pools(pf_one, b["prefill_instances"], 1)
+    _, dec = disagg_pools(dec_one, 1, b["decode_instances"])
+    for seed in range(SEEDS):
+        w = make_workload(requests=N, rate=10.0, input_len=I, output_len=O, seed=seed)
+        s = simulate(dec, w, prefill_pool=pf, with_capacity=False, rate=10.0).summary
+        assert s["ttft_p90_s"] <= 0.030 and s["tpot_p99_s"] <= 0.009, seed

@@ -429,3 +429,35 @@ def test_cli_disagg_json(capsys):
     assert rc == 0 and out["disaggregated"] is True
     assert (out["prefill_instances"], out["decode_instances"]) == (1, 2)
     assert out["prefill_deployment"]["replicas"] == 1 and out["deployment"]["replicas"] == 2
+
+
+def test_kv_hand_off_counts_the_chips_holding_a_sequence():
+    """Llama 3.1 70B has 8 KV heads: on a tp-16 instance each head's KV sits on two chips (a
+    copy each), so one sequence's KV is spread over min(16, 8) = 8 chips, not 16, and a hand-off
+    between two such instances (32 chips, over the 50 GB/s network) moves 1.342 GB through 8
+    chips a side: 1,342,177,280 / (8 × 50e9) + 5e-6 = 3.361 ms, as for tp 8."""
+    from llm_roofline.collectives import kv_transfer_time
+
+    d16 = deployment("llama-3.1-70b", "h100-sxm", 16, tp=16, engine="ideal")
+    holders = d16.parallel.sequence_kv_chips(d16.model)
+    assert holders == 8
+    t = kv_transfer_time(
+        d16.model,
+        2.0,
+        d16.chip,
+        senders=holders,
+        receivers=holders,
+        fleet=32,
+        comm=d16.comm,
+        tokens=4096.0,
+    )
+    assert float(t) == pytest.approx(4096 * 327_680 / (8 * 50e9) + 5e-6, rel=1e-6)
+
+
+def test_disaggregated_closed_loop_littles_law(dep8b):
+    """A closed loop through both pools: requests waiting for the step under way, in transit
+    and in either queue are all counted, so L = λW holds within 3%."""
+    pf, dec = disagg_pools(dep8b, 1, 2)
+    w = make_workload(requests=2000, concurrency=64, input_len=1024, output_len=64, seed=4)
+    res = simulate(dec, w, prefill_pool=pf, with_capacity=False)
+    assert res.stats["little_l"] == pytest.approx(res.stats["little_lambda_w"], rel=0.03)

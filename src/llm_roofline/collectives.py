@@ -10,8 +10,10 @@ network otherwise.
 - point-to-point (pipeline hop): `α + bytes / bw`.
 - KV hand-off (disaggregated serving, `kv_transfer_time`): a prompt's KV cache from a prefill
   instance to a decode instance, `α + bytes / (bw · min(sending chips, receiving chips))`,
-  each chip sending its shard in parallel, over the scale-up link when both pools sit in one
-  scale-up domain, the scale-out network otherwise.
+  counting on each side the chips that hold a part of one sequence's KV (pp stages × the TP
+  ranks splitting its heads: `Parallelism.sequence_kv_chips`), each sending or receiving its
+  part in parallel, over the scale-up link when both pools sit in one scale-up domain, the
+  scale-out network otherwise.
 
 TP costs one all-reduce per layer for a parallel attention+FFN block and two for a serial one;
 a MoE layer's FFN reduces over the chips that split each expert. EP costs an all-to-all
@@ -94,8 +96,8 @@ def kv_transfer_time(
     tokens: FloatArray | float,
 ) -> FloatArray:
     """Seconds to move the KV cache of a prompt of `tokens` tokens (`kv_bytes` per element)
-    from a prefill instance of `senders` chips to a decode instance of `receivers` chips, the
-    two pools together `fleet` chips (module docstring)."""
+    from a prefill instance to a decode instance, whose `senders` and `receivers` chips hold
+    parts of a sequence's KV, the two pools together `fleet` chips (module docstring)."""
     total = spec.kv_elements_stored(tokens) * kv_bytes
     bw, alpha = link(chip, fleet, comm)
     return np.asarray(alpha + total / (bw * min(senders, receivers)), dtype=np.float64)

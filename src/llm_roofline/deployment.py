@@ -155,7 +155,7 @@ class Deployment:
         }
 
     def with_engine(self, engine: str) -> Deployment:
-        return dataclasses.replace(self, engine=_engine(engine))
+        return dataclasses.replace(self, engine=engine_name(engine))
 
     def instance_deployment(self) -> Deployment:
         """One replica of this deployment, as a deployment of its own."""
@@ -305,7 +305,8 @@ class Deployment:
         return replicated(res, batch=whole, per_replica=per, replicas=self.replicas)
 
 
-def _engine(engine: str | None) -> str:
+def engine_name(engine: str | None) -> str:
+    """The engine `engine` names, checked (None: the default); UnknownIdError otherwise."""
     from .calibrate import list_profiles
 
     name = (engine or DEFAULT_ENGINE).strip().lower()
@@ -389,7 +390,7 @@ def deployment(
         weight_dtype=get_dtype(weight_dtype).name,
         kv_dtype=get_dtype(kv_dtype).name,
         overlap=overlap,
-        engine=_engine(engine),
+        engine=engine_name(engine),
         comm=comm or CommModel(),
         split_rule=rule,
         given=tuple(given),

@@ -166,6 +166,12 @@ class Parallelism:
         # the fullest chip) or add redundant copies (DeepSeek's 256 experts on 72 GPUs).
         return self
 
+    def sequence_kv_chips(self, spec: ModelSpec) -> int:
+        """Chips that hold parts of one sequence's KV cache: its pp stages × the TP ranks
+        splitting its heads (one when every rank keeps a copy, MLA, or when the KV is
+        sharded by sequence)."""
+        return self.pp * (1 if self.kv_batch_shard else self.kv_shards(spec))
+
     def kv_shards(self, spec: ModelSpec) -> int:
         """How many ways a TP group splits its sequences' KV cache: by KV head, min(tp, K)
         (1 for MLA: one shared latent per token, copied to every TP rank); or, with

@@ -51,12 +51,13 @@ import numpy as np
 
 from . import units
 from .catalog import get_hardware, get_model
-from .deployment import Deployment, deployment
-from .errors import InputError, LlmRooflineError
+from .deployment import Deployment, deployment, engine_name
+from .dtypes import get_dtype
+from .errors import InputError, LlmRooflineError, UnknownIdError
 from .hardware import Chip
 from .model import ModelSpec
 from .optimize import powers, splits
-from .simulate import capacity_rps, simulate
+from .simulate import capacity_rps, kv_capacity, simulate
 from .workload import Workload, make_workload
 
 __all__ = ["BEST_KEYS", "DISAGG_CHOICES", "PlanResult", "plan"]
@@ -80,6 +81,7 @@ BEST_KEYS = (
 )
 SEEDS = 3  # a fleet meets the targets when it meets them on each of this many seeded draws
 MAX_INSTANCE_CHIPS = 64  # the largest instance tried (a rack's scale-up domain)
+CAPACITY_PER_CLIENT = 5  # requests per client in a capacity run (the verb's own uses 20)
 PAIRS_PER_ROLE = 2  # disaggregated: the best shapes tried for each pool
 
 
@@ -138,6 +140,12 @@ def _positive(name: str, v: object, *, integer: bool = False) -> None:
         raise InputError(f"{name} must be {kind}, got {v!r}", field=name)
 
 
+def _prefill_s(dep: Deployment, tokens: int) -> float:
+    """The time `dep` takes for a prefill pass of one prompt of `tokens` tokens."""
+    t = dep.time(dep.prefill(1, tokens), is_prefill=True)[0]
+    return float(np.asarray(t).flat[0])
+
+
 def _bounds(
     spec: ModelSpec,
     chip: Chip,
@@ -150,9 +158,12 @@ def _bounds(
     budget: int,
     max_seqs: int,
     longest: int,
+    first_len: int,
 ) -> list[_Shape]:
     """The instance shapes of `n` chips that hold the model and the longest request, with
-    their bounds (step 1)."""
+    their bounds (step 1): `inp` and `out` the mean prompt and output (for the rates, and the
+    decode contexts, at most the 90th percentile prompt), `first_len` the 90th percentile
+    prompt (at least a tenth of the requests take its prefill or more to a first token)."""
     found = []
     experts = max((g.ffn.n_experts for g in spec.groups), default=0)
     for par in splits(spec, n):
@@ -164,19 +175,26 @@ def _bounds(
             )
         except LlmRooflineError:
             continue
-        fit = int(dep.max_batch(inp + out))
-        if fit < 1 or int(dep.max_batch(longest)) < 1:
+        if int(dep.max_batch(longest)) < 1:
             continue
         ideal = dep.with_engine("ideal")
-        top = min(fit, max_seqs)
-        B = np.asarray(sorted({*powers(top), top}), dtype=np.float64)
-        t_mid = np.asarray(ideal.time(ideal.decode(B, inp + out / 2))[0], dtype=np.float64)
-        t_first = float(np.asarray(ideal.time(ideal.decode(1, inp + 1))[0]).flat[0])
-        ttft = float(np.asarray(ideal.time(ideal.prefill(1, inp), is_prefill=True)[0]).flat[0])
+
+        # as the simulator times a prompt longer than the budget: chunks, each from position 0
+        whole, rest = divmod(first_len, budget)
+        ttft = whole * _prefill_s(ideal, budget) + (_prefill_s(ideal, rest) if rest else 0.0)
+        # a step's prompt tokens as the simulator times them (as one prompt): whole prompts as
+        # many as the budget holds, or the budget filled with chunks, the faster per token
         k = max(1, budget // inp)
-        full = ideal.time(ideal.prefill(k, inp), is_prefill=True)[0]
-        prefill_rps = k / float(np.asarray(full).flat[0])
-        meets = np.flatnonzero(t_mid <= tpot_s)
+        per_token = max(k * inp / _prefill_s(ideal, k * inp), budget / _prefill_s(ideal, budget))
+        prefill_rps = per_token / inp
+        # decoding: every step's context is at least the prompt's, and the simulator holds as
+        # many sequences as its KV tokens allow at that length (sequences at their current
+        # length, not their final one)
+        ctx = min(inp, first_len) + 1
+        top = max(1, min(max_seqs, kv_capacity(dep, longest) // ctx))
+        B = np.asarray(sorted({*powers(top), top}), dtype=np.float64)
+        t_low = np.asarray(ideal.time(ideal.decode(B, ctx))[0], dtype=np.float64)
+        meets = np.flatnonzero(t_low <= tpot_s)
         if out <= 1:
             decode_rps = math.inf
         elif meets.size == 0:
@@ -184,8 +202,8 @@ def _bounds(
         else:
             i = int(meets[-1])
             b_next = B[i + 1] if i + 1 < B.size else B[i]
-            decode_rps = float(b_next / (out * t_mid[i]))
-        found.append(_Shape(dep, t_first, ttft, decode_rps, prefill_rps))
+            decode_rps = float(b_next / ((out - 1) * t_low[i]))
+        found.append(_Shape(dep, float(t_low[0]), ttft, decode_rps, prefill_rps))
     return found
 
 
@@ -206,7 +224,7 @@ def _summary_row(
     chips_d = shape_d.chips * d
     usd_h = (chips_p + chips_d) * dec.chip.price_usd_per_s * units.hour
     t90, t99 = s["ttft_p90_s"], s["tpot_p99_s"]
-    meets = t90 is not None and t99 is not None and t90 <= ttft_s and t99 <= tpot_s
+    meets = _meets(t90, t99, ttft_s, tpot_s)
     row = {
         "hardware": dec.chip.id,
         "chips": chips_p + chips_d,
@@ -236,16 +254,26 @@ def _summary_row(
     return row
 
 
+def _meets(t90: float | None, t99: float | None, ttft_s: float, tpot_s: float) -> bool:
+    """Both targets met. A TPOT of None means no request had a second token (outputs of one
+    token): nothing to miss."""
+    return t90 is not None and t90 <= ttft_s and (t99 is None or t99 <= tpot_s)
+
+
 def _frontier(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows no other row beats on cost per hour, TTFT p90 and TPOT p99 together."""
-    keys = ("usd_per_hour", "ttft_p90_s", "tpot_p99_s")
-    pts = [r for r in rows if all(r[k] is not None for k in keys)]
+    """The rows no other row beats on cost per hour, TTFT p90 and TPOT p99 together (a TPOT
+    of None, no second token, counts as 0)."""
+
+    def point(r: dict[str, Any]) -> tuple[float, float, float]:
+        return (r["usd_per_hour"], r["ttft_p90_s"], r["tpot_p99_s"] or 0.0)
+
+    pts = [r for r in rows if r["ttft_p90_s"] is not None]
     keep = []
     for r in pts:
-        a = [r[k] for k in keys]
+        a = point(r)
         dominated = False
         for q in pts:
-            b = [q[k] for k in keys]
+            b = point(q)
             if q is not r and all(y <= x for x, y in zip(a, b, strict=True)) and b != a:
                 dominated = True
                 break
@@ -253,8 +281,8 @@ def _frontier(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             keep.append(r)
     unique: dict[tuple[Any, ...], dict[str, Any]] = {}
     for r in keep:
-        unique.setdefault(tuple(r[k] for k in (*keys, "chips", "hardware")), r)
-    return sorted(unique.values(), key=lambda r: (r["usd_per_hour"], r["tpot_p99_s"]))
+        unique.setdefault((*point(r), r["chips"], r["hardware"]), r)
+    return sorted(unique.values(), key=lambda r: point(r)[0::2])
 
 
 def plan(
@@ -285,10 +313,23 @@ def plan(
     _positive("rate", rate)
     _positive("input_len", input_len, integer=True)
     _positive("output_len", output_len, integer=True)
-    _positive("ttft_p90", ttft_p90_s)
-    _positive("tpot_p99", tpot_p99_s)
+    _positive("ttft_p90_s", ttft_p90_s)
+    _positive("tpot_p99_s", tpot_p99_s)
     _positive("max_chips", max_chips, integer=True)
     _positive("requests", requests, integer=True)
+    _positive("max_seqs", max_seqs, integer=True)
+    _positive("max_batched_tokens", max_batched_tokens, integer=True)
+    if max_batched_tokens < max_seqs:
+        raise InputError(
+            f"max_batched_tokens ({max_batched_tokens}) must be at least max_seqs ({max_seqs})",
+            field="max_batched_tokens",
+        )
+    engine = engine_name(engine)
+    for name, value in (("weight_dtype", weight_dtype), ("kv_dtype", kv_dtype)):
+        try:
+            get_dtype(value)
+        except UnknownIdError as exc:
+            raise InputError(str(exc), field=name) from None
     if disagg not in DISAGG_CHOICES:
         raise InputError(
             f"disagg must be one of {', '.join(DISAGG_CHOICES)}, got {disagg!r}", field="disagg"
@@ -301,7 +342,10 @@ def plan(
     model_id = model if isinstance(model, str) else spec.name
     chips = []
     for h in hardware:
-        c = get_hardware(h.strip() if isinstance(h, str) else h)
+        try:
+            c = get_hardware(h.strip() if isinstance(h, str) else h)
+        except LlmRooflineError as exc:
+            raise InputError(str(exc), field="hardware") from None
         if not c.price_usd_per_s > 0:
             raise InputError(
                 f"{c.id} has no price in the catalog; plan ranks fleets by cost (give a chip "
@@ -323,6 +367,7 @@ def plan(
     ]
     work = works[0]
     longest = max(int(np.max(w.input_len + w.output_len)) for w in works)
+    first_len = min(int(np.percentile(w.input_len, 90)) for w in works)
     out_mean = float(np.mean(work.output_len))
     inp_mean = float(np.mean(work.input_len))
     kw = {"weight_dtype": weight_dtype, "kv_dtype": kv_dtype, "engine": engine}
@@ -341,6 +386,7 @@ def plan(
                 max_batched_tokens,
                 max_seqs,
                 longest,
+                first_len,
             )
     request = {
         "model": model_id,
@@ -368,17 +414,19 @@ def plan(
         progress,
     )
     ok = [s for s in shapes if s.tpot_floor <= tpot_p99_s and s.ttft_floor <= ttft_p90_s]
+    pre = [s for s in shapes if s.ttft_floor <= ttft_p90_s]  # may run prompts
+    dec = [s for s in shapes if s.tpot_floor <= tpot_p99_s]  # may decode
     if ok and disagg in ("auto", "no"):
         search.aggregated(ok)
-    if ok and disagg in ("auto", "yes"):
-        search.disaggregated(ok)
+    if pre and dec and disagg in ("auto", "yes"):
+        search.disaggregated(pre, dec)
     best = search.best
     if best is not None:
         search.fill_capacity(best)
-    reason = None if best is not None else search.reason(shapes, ok)
+    reason = None if best is not None else search.reason(shapes, pre, dec)
     searched = {
         "instance_shapes": len(shapes),
-        "within_bounds": len(ok),
+        "within_bounds": len({id(s) for s in (*ok, *pre, *dec)}),
         "pruned_by_bound": search.pruned,
         "simulations": search.simulations,
         "seconds": time.perf_counter() - t0,
@@ -424,13 +472,14 @@ class _Search:
         self.budget = budget
         self.progress = progress
         self.cache: dict[Any, Any] = {}
-        self.capacity: dict[int, float] = {}
+        self.capacity: dict[tuple[int, ...], float] = {}
         self.rows: list[dict[str, Any]] = []
+        self.runs: dict[tuple[int, ...], dict[str, Any]] = {}
         self.best: dict[str, Any] | None = None
         self.pools: dict[int, tuple[_Shape | None, _Shape, int, int]] = {}
         self.pruned = 0
         self.simulations = 0
-        self.too_big: list[int] = []  # fleets the rate needs beyond max_chips
+        self.too_big: list[int] = []  # fleets the search wanted beyond max_chips
         self.done = 0
         self.total = 0
 
@@ -439,12 +488,27 @@ class _Search:
     def _cost(self) -> float:
         return math.inf if self.best is None else float(self.best["usd_per_hour"])
 
-    def _run(self, shape_p: _Shape | None, shape_d: _Shape, p: int, d: int) -> dict[str, Any]:
-        """Simulate a fleet: `d` instances of `shape_d` (with `shape_p`, `p` prefill ones)."""
+    def _within(self, chips: int, usd_s: float) -> bool:
+        """A fleet of `chips` chips costing `usd_s` a second may be tried: within max_chips
+        and cheaper than the best found."""
+        if chips > self.max_chips:
+            self.too_big.append(chips)
+            return False
+        return usd_s * units.hour < self._cost()
+
+    def _fleets(self, shape_p: _Shape | None, shape_d: _Shape, p: int, d: int) -> Any:
         dec = replace(shape_d.dep, chips=shape_d.chips * d, replicas=d)
-        pf = None
-        if shape_p is not None:
-            pf = replace(shape_p.dep, chips=shape_p.chips * p, replicas=p)
+        pf = None if shape_p is None else replace(shape_p.dep, chips=shape_p.chips * p, replicas=p)
+        return pf, dec
+
+    def _run(self, shape_p: _Shape | None, shape_d: _Shape, p: int, d: int) -> dict[str, Any]:
+        """Simulate a fleet: `d` instances of `shape_d` (with `shape_p`, `p` prefill ones),
+        once; a disaggregated fleet that meets the percentiles must also keep up with the
+        rate (its pools' capacity, simulated)."""
+        key = (id(shape_p), id(shape_d), p, d)
+        if key in self.runs:
+            return self.runs[key]
+        pf, dec = self._fleets(shape_p, shape_d, p, d)
         worst: dict[str, Any] = {"ttft_p90_s": 0.0, "tpot_p99_s": 0.0}
         for work in self.works:  # the worst of the seeds; a miss ends it
             s = simulate(
@@ -459,19 +523,37 @@ class _Search:
                 max_batched_tokens=self.budget,
             ).summary
             self.simulations += 1
-            for k in worst:
+            for k in ("ttft_p90_s", "tpot_p99_s"):
                 worst[k] = None if s[k] is None or worst[k] is None else max(worst[k], s[k])
-            t90, t99 = worst["ttft_p90_s"], worst["tpot_p99_s"]
-            if t90 is None or t99 is None or t90 > self.ttft_s or t99 > self.tpot_s:
+            if not _meets(worst["ttft_p90_s"], worst["tpot_p99_s"], self.ttft_s, self.tpot_s):
                 break
         row = _summary_row(
             shape_p, shape_d, p, d, worst, self.rate, self.out_mean, self.ttft_s, self.tpot_s
         )
+        if row["meets_slo"] and shape_p is not None:
+            row["capacity_rps"] = self._pair_capacity(shape_p, shape_d, p, d)
+            row["meets_slo"] = row["capacity_rps"] > self.rate
+        self.runs[key] = row
         self.rows.append(row)
         self.pools[id(row)] = (shape_p, shape_d, p, d)
         if row["meets_slo"] and row["usd_per_hour"] < self._cost():
             self.best = row
         return row
+
+    def _pair_capacity(self, a: _Shape, b: _Shape, p: int, d: int) -> float:
+        key = (id(a), id(b), p, d)
+        if key not in self.capacity:
+            pf, dec = self._fleets(a, b, p, d)
+            self.capacity[key] = capacity_rps(
+                dec,
+                self.work,
+                prefill_pool=pf,
+                cache=self.cache,
+                max_seqs=self.max_seqs,
+                max_batched_tokens=self.budget,
+                per_client=CAPACITY_PER_CLIENT,
+            )
+        return self.capacity[key]
 
     def _tick(self) -> None:
         self.done += 1
@@ -483,26 +565,23 @@ class _Search:
     def aggregated(self, shapes: list[_Shape]) -> None:
         def bound(s: _Shape) -> tuple[int, float]:
             per = min(s.decode_rps, s.prefill_rps)
-            r = math.ceil(self.rate / per) if per > 0 else 10**9
+            r = math.ceil(self.rate / per)
             return r, r * s.price_s
 
-        order = sorted(shapes, key=lambda s: bound(s)[1])
+        order = sorted(shapes, key=lambda s: (bound(s)[1], s.chips))
         self.total += len(order)
         for s in order:
             r_lb, cost_lb = bound(s)
             if cost_lb * units.hour >= self._cost():
                 self.pruned += 1
-                self._tick()
-                continue
-            if r_lb * s.chips > self.max_chips:
+            elif r_lb * s.chips > self.max_chips:
                 self.too_big.append(r_lb * s.chips)
-                self._tick()
-                continue
-            self._replicas(s, r_lb)
+            else:
+                self._replicas(s, r_lb)
             self._tick()
 
     def _instance_capacity(self, s: _Shape) -> float:
-        key = id(s)
+        key = (id(s),)
         if key not in self.capacity:
             self.capacity[key] = capacity_rps(
                 s.dep,
@@ -510,6 +589,7 @@ class _Search:
                 cache=self.cache,
                 max_seqs=self.max_seqs,
                 max_batched_tokens=self.budget,
+                per_client=CAPACITY_PER_CLIENT,
             )
         return self.capacity[key]
 
@@ -518,20 +598,17 @@ class _Search:
         cheapest plan so far)."""
         cap1 = self._instance_capacity(s)
         r = max(r_lb, math.floor(self.rate / cap1) + 1)
-
-        def affordable(k: int) -> bool:
-            fits = k * s.chips <= self.max_chips
-            if not fits:
-                self.too_big.append(k * s.chips)
-            return fits and k * s.price_s * units.hour < self._cost()
-
-        if not affordable(r):
+        if not self._within(r * s.chips, r * s.price_s):
             return
         failed = r - 1
         while not self._run(None, s, 0, r)["meets_slo"]:
             failed = r
-            r += max(1, math.ceil(r / 4))
-            if not affordable(r):
+            step = max(1, math.ceil(r / 4))
+            # a quarter more, or as many as still fit the chips and the best cost
+            while step > 1 and not self._within((r + step) * s.chips, (r + step) * s.price_s):
+                step = max(1, step // 2)
+            r += step
+            if not self._within(r * s.chips, r * s.price_s):
                 return
         while r - failed > 1:  # bisect back: r meets, failed does not (or is below the bound)
             mid = (r + failed) // 2
@@ -544,19 +621,18 @@ class _Search:
 
     # ---- disaggregated -----------------------------------------------------------------------
 
-    def disaggregated(self, shapes: list[_Shape]) -> None:
-        by_chip: dict[str, list[_Shape]] = {}
-        for s in shapes:
-            by_chip.setdefault(s.dep.chip.id, []).append(s)
+    def disaggregated(self, pre_shapes: list[_Shape], dec_shapes: list[_Shape]) -> None:
+        """Pairs of the best prefill and decode shapes (within their own targets' floors) of
+        each chip, cheapest bound first."""
         pairs = []
-        for group in by_chip.values():
+        for chip in dict.fromkeys(s.dep.chip.id for s in (*pre_shapes, *dec_shapes)):
             pre = sorted(
-                (s for s in group if s.prefill_rps > 0),
-                key=lambda s: s.price_s / s.prefill_rps,
+                (s for s in pre_shapes if s.dep.chip.id == chip),
+                key=lambda s: (s.price_s / s.prefill_rps, s.chips),
             )[:PAIRS_PER_ROLE]
             dec = sorted(
-                (s for s in group if s.decode_rps > 0),
-                key=lambda s: s.price_s / s.decode_rps,
+                (s for s in dec_shapes if s.dep.chip.id == chip and s.decode_rps > 0),
+                key=lambda s: (s.price_s / s.decode_rps, s.chips),
             )[:PAIRS_PER_ROLE]
             for a in pre:
                 for b in dec:
@@ -573,27 +649,47 @@ class _Search:
             self._tick()
 
     def _pools(self, a: _Shape, b: _Shape, p: int, d: int) -> None:
-        """Grow the pool whose target misses until both hold, then trim each pool."""
+        """Grow the pool whose target misses (or, short of capacity, the one whose growth
+        raises it more) until both hold, then trim each pool."""
         p_lb, d_lb = p, d
 
-        def affordable(pp: int, dd: int) -> bool:
-            chips = pp * a.chips + dd * b.chips
-            if chips > self.max_chips:
-                self.too_big.append(chips)
-                return False
-            return (pp * a.price_s + dd * b.price_s) * units.hour < self._cost()
+        def within(pp: int, dd: int) -> bool:
+            return self._within(pp * a.chips + dd * b.chips, pp * a.price_s + dd * b.price_s)
 
-        for _ in range(40):
-            if not affordable(p, d):
+        def grown(n: int, other: int, first: bool) -> int | None:
+            """n grown by a quarter, or less where that would not be within; None if not
+            even one more is."""
+            step = max(1, math.ceil(n / 4))
+            while step >= 1:
+                pp, dd = (n + step, other) if first else (other, n + step)
+                if within(pp, dd):
+                    return n + step
+                step //= 2
+            return None
+
+        for _ in range(60):
+            if not within(p, d):
                 return
             row = self._run(a, b, p, d)
             if row["meets_slo"]:
                 break
             t90, t99 = row["ttft_p90_s"], row["tpot_p99_s"]
-            if t90 is None or t90 > self.ttft_s:
-                p += max(1, math.ceil(p / 4))
-            if t99 is None or t99 > self.tpot_s:
-                d += max(1, math.ceil(d / 4))
+            grow_p = t90 is None or t90 > self.ttft_s
+            grow_d = t99 is not None and t99 > self.tpot_s
+            if not (grow_p or grow_d):  # percentiles met, capacity short: the binding pool
+                more_p = self._pair_capacity(a, b, p + 1, d)
+                more_d = self._pair_capacity(a, b, p, d + 1)
+                grow_p, grow_d = more_p >= more_d, more_d > more_p
+            if grow_p:
+                np_ = grown(p, d, True)
+                if np_ is None:
+                    return
+                p = np_
+            if grow_d:
+                nd = grown(d, p, False)
+                if nd is None:
+                    return
+                d = nd
         else:
             return
         for which in ("p", "d"):
@@ -612,67 +708,67 @@ class _Search:
         shape_p, shape_d, p, d = self.pools[id(best)]
         if shape_p is None:
             best["capacity_rps"] = self._instance_capacity(shape_d) * d
-            return
-        dec = replace(shape_d.dep, chips=shape_d.chips * d, replicas=d)
-        pf = replace(shape_p.dep, chips=shape_p.chips * p, replicas=p)
-        best["capacity_rps"] = capacity_rps(
-            dec,
-            self.work,
-            prefill_pool=pf,
-            cache=self.cache,
-            max_seqs=self.max_seqs,
-            max_batched_tokens=self.budget,
-        )
+        else:
+            best["capacity_rps"] = self._pair_capacity(shape_p, shape_d, p, d)
 
-    def reason(self, shapes: list[_Shape], ok: list[_Shape]) -> str:
+    def reason(self, shapes: list[_Shape], pre: list[_Shape], dec: list[_Shape]) -> str:
         """Why nothing met the targets: the binding target and the best value reachable."""
         ms = units.ms
+        chips = f"{self.max_chips} chip" + ("s" if self.max_chips > 1 else "")
         if not shapes:
             return (
                 f"no instance of up to {min(self.max_chips, MAX_INSTANCE_CHIPS)} chips holds "
-                "the model with one request: allow more chips or a smaller weight type"
+                "the model and the longest request: allow more chips or a smaller weight type"
             )
-        if not ok:
-            fast_t = min(shapes, key=lambda s: s.tpot_floor)
-            fast_f = min(shapes, key=lambda s: s.ttft_floor)
-            if fast_t.tpot_floor > self.tpot_s:
-                return (
-                    f"tpot_p99: the fastest decode within {self.max_chips} chips is "
-                    f"{fast_t.tpot_floor / ms:.3g} ms per token ({fast_t.label()}, one "
-                    f"sequence, ideal engine), above the {self.tpot_s / ms:.3g} ms target"
-                )
-            if fast_f.ttft_floor > self.ttft_s:
-                return (
-                    f"ttft_p90: the fastest first token within {self.max_chips} chips is "
-                    f"{fast_f.ttft_floor / ms:.3g} ms ({fast_f.label()}, the prompt alone, "
-                    f"ideal engine), above the {self.ttft_s / ms:.3g} ms target"
-                )
+        if not dec:
+            fast = min(shapes, key=lambda s: s.tpot_floor)
             return (
-                "no instance meets both targets on its own: the fastest decoders "
-                f"({fast_t.label()}, {fast_t.tpot_floor / ms:.3g} ms per token) take "
-                f"{fast_t.ttft_floor / ms:.3g} ms to a first token"
+                f"tpot_p99: the fastest decode within {chips} is "
+                f"{_ms(fast.tpot_floor)} per token ({fast.label()}, one sequence, ideal "
+                f"engine), above the {self.tpot_s / ms:.3g} ms target"
+            )
+        if not pre:
+            fast = min(shapes, key=lambda s: s.ttft_floor)
+            return (
+                f"ttft_p90: the fastest first token within {chips} is "
+                f"{_ms(fast.ttft_floor)} ({fast.label()}, the prompt alone, ideal engine), "
+                f"above the {self.ttft_s / ms:.3g} ms target"
             )
         if not self.rows:
-            need = min(self.too_big) if self.too_big else self.max_chips + 1
+            if self.too_big:
+                return (
+                    f"chips: the rate of {self.rate:g} requests/s needs more than {chips}: the "
+                    f"smallest fleet the search asked for had {min(self.too_big)}"
+                )
             return (
-                f"chips: the rate of {self.rate:g} requests/s needs at least {need} chips "
-                f"by the bounds, more than --max-chips {self.max_chips}"
+                "no instance meets both targets on its own, and prefill and decode on separate "
+                "pools were not searched (--disagg no)"
             )
 
         def miss(r: dict[str, Any]) -> float:
             t90 = r["ttft_p90_s"] if r["ttft_p90_s"] is not None else math.inf
-            t99 = r["tpot_p99_s"] if r["tpot_p99_s"] is not None else math.inf
+            t99 = r["tpot_p99_s"] or 0.0
             return max(t90 / self.ttft_s, t99 / self.tpot_s)
 
         near = min(self.rows, key=miss)
-        t90, t99 = near["ttft_p90_s"], near["tpot_p99_s"]
-        if t99 is not None and t99 / self.tpot_s >= (t90 or 0) / self.ttft_s:
-            which = f"tpot_p99: {t99 / ms:.3g} ms against the {self.tpot_s / ms:.3g} ms target"
-        else:
-            which = f"ttft_p90: {t90 / ms:.3g} ms against the {self.ttft_s / ms:.3g} ms target"
-        return (
-            f"{which}, the closest within {self.max_chips} chips "
-            f"({near['chips']} × {near['hardware']}"
-            + (", disaggregated" if near["disaggregated"] else "")
-            + ")"
+        t90, t99 = near["ttft_p90_s"], near["tpot_p99_s"] or 0.0
+        fleet = f"{near['chips']} × {near['hardware']}" + (
+            ", disaggregated" if near["disaggregated"] else ""
         )
+        if _meets(t90, t99, self.ttft_s, self.tpot_s):  # met the percentiles, not the rate
+            return (
+                f"capacity: the closest within {chips} ({fleet}) meets both targets but serves "
+                f"only {near['capacity_rps']:.3g} of the {self.rate:g} requests/s"
+            )
+        if t99 / self.tpot_s >= (t90 if t90 is not None else math.inf) / self.ttft_s:
+            which = f"tpot_p99: {_ms(t99)} against the {self.tpot_s / ms:.3g} ms target"
+        else:
+            shown = "no first token" if t90 is None else _ms(t90)
+            which = f"ttft_p90: {shown} against the {self.ttft_s / ms:.3g} ms target"
+        return f"{which}, the closest within {chips} ({fleet})"
+
+
+def _ms(t: float) -> str:
+    """A time in milliseconds as people write it: 4.5 ms, 133 ms, 4,060 ms."""
+    v = t / units.ms
+    return f"{v:,.0f} ms" if v >= 100 else f"{v:.3g} ms"

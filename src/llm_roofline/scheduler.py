@@ -120,6 +120,7 @@ def run(
     finish = [math.nan] * n
     by_pool = [[Instance(p) for _ in range(p.replicas)] for p in pools]
     inst = [i for group in by_pool for i in group]
+    where = {id(i): k for k, i in enumerate(inst)}
     rr = [0] * len(pools)
     watched = by_pool[-1][0]
     handed: list[tuple[float, int]] = []  # (KV arrival at the decode pool, request)
@@ -179,12 +180,10 @@ def run(
         ins.sum_base += ins.k
         heapq.heappush(ins.finish, (ins.k + out[r] - gen[r], r, epoch[r]))
 
+    busy: list[tuple[float, int]] = []  # (next step's start, instance): one per busy instance
     while done < n:
         # the busy instance whose next step starts first
-        best = None
-        for ins in inst:
-            if (ins.running or ins.waiting) and (best is None or ins.t < best.t):
-                best = ins
+        best = inst[busy[0][1]] if busy else None
         if not pending:
             t_arr = math.inf
         else:
@@ -211,9 +210,13 @@ def run(
                 ins = min(group, key=lambda i: (i.load(), i.t > t_a))
             if not (ins.running or ins.waiting):
                 ins.t = max(ins.t, t_a)
+                heapq.heappush(busy, (ins.t, where[id(ins)]))
+            elif ins.t > t_a:  # it waits for the step under way: in the system from t_a
+                ins.occupancy += ins.t - t_a
             ins.waiting.append(r)
             continue
         ins = best
+        me = heapq.heappop(busy)[1]
         pool = ins.pool
         kv_cap, budget = pool.kv_cap, pool.budget
         # 1. decode tokens must fit: preempt the latest admitted until they do
@@ -326,6 +329,8 @@ def run(
             tl_q.append(len(ins.waiting))
             tl_run.append(ins.running)
             tl_kv.append(ins.kv / kv_cap)
+        if ins.running or ins.waiting:
+            heapq.heappush(busy, (ins.t, me))
     a = np.asarray(arrival)
     f = np.asarray(first)
     z = np.asarray(finish)

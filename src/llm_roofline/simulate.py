@@ -63,6 +63,7 @@ __all__ = [
     "SimResult",
     "capacity_rps",
     "disagg_pools",
+    "kv_capacity",
     "parse_disagg",
     "simulate",
 ]
@@ -77,7 +78,8 @@ LATENCY_KEYS = (
 @dataclass
 class SimResult:
     """What `simulate` measured: `summary` (the JSON contract's keys), per-request times, and
-    the first instance's queue and KV occupancy over time."""
+    the queue and KV occupancy over time of the first instance (of the decode pool when
+    disaggregated)."""
 
     summary: dict[str, Any]
     ttft_s: np.ndarray
@@ -87,7 +89,7 @@ class SimResult:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def _kv_capacity(dep: Deployment, longest: int) -> int:
+def kv_capacity(dep: Deployment, longest: int) -> int:
     """KV tokens one instance holds: what memory.max_batch leaves beside weights and
     activations, counted in sequences of the longest request and of shorter ones (up to 8,192
     tokens: a whole number of long sequences would waste the remainder), the most of those;
@@ -177,7 +179,7 @@ def _pools(
         )
 
     key = instance_key(dep)
-    cap = once(("kv", *key, longest), lambda: _kv_capacity(dep, longest))
+    cap = once(("kv", *key, longest), lambda: kv_capacity(dep, longest))
     tab = once(("table", *key, longest), lambda: _table(dep, max_seqs, longest, budget))
     if prefill_pool is None:
         return [scheduler.Pool(tab, cap, max_seqs, budget, dep.replicas)]
@@ -197,8 +199,8 @@ def _pools(
         dep.model,
         get_dtype(dep.kv_dtype).bytes,
         dep.chip,
-        senders=pf.instance_chips,
-        receivers=dep.instance_chips,
+        senders=pf.parallel.sequence_kv_chips(pf.model),
+        receivers=dep.parallel.sequence_kv_chips(dep.model),
         fleet=pf.chips + dep.chips,
         comm=dep.comm,
         tokens=lens.astype(np.float64),
@@ -214,7 +216,7 @@ def _pools(
             ("prefill table", *pkey),
             lambda: StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
         ),
-        once(("kv", *pkey, longest_prompt + 1), lambda: _kv_capacity(pf, longest_prompt + 1)),
+        once(("kv", *pkey, longest_prompt + 1), lambda: kv_capacity(pf, longest_prompt + 1)),
         max_seqs,
         budget,
         pf.replicas,
@@ -362,16 +364,18 @@ def capacity_rps(
     prefill_pool: Deployment | None = None,
     pools: list[scheduler.Pool] | None = None,
     cache: dict[Any, Any] | None = None,
+    per_client: int = 20,
 ) -> float:
     """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
     lengths: a closed loop keeping every sequence slot full, its completions per second over
     the middle 60% of them. Disaggregated, a quarter more clients than decode slots, so that
     the slots stay full while some requests are in their prompts or in transit. `pools`:
-    the run's own, reused; `cache` as `simulate`'s."""
+    the run's own, reused; `cache` as `simulate`'s; `per_client`: requests per client served
+    (at least 4,000 in all)."""
     clients = max_seqs * dep.replicas
     if prefill_pool is not None:
         clients += -(-clients // 4)
-    n = max(4000, 20 * clients)
+    n = max(4000, per_client * clients)
     idx = np.arange(n) % work.requests
     loop = Workload(
         input_len=work.input_len[idx],
