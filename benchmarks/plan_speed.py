@@ -1,5 +1,6 @@
-"""`plan`'s speed: the cheapest fleet for three questions over two hardware kinds each (the
-second at a high rate and a tight TPOT target, where the search simulates most), the library
+"""`plan`'s speed: the cheapest fleet for four questions over two hardware kinds each (the
+second at a high rate and a tight TPOT target; the second and fourth are docs/planning.md's two
+questions, the fourth with long-tailed lengths, where the search simulates most), the library
 call as the command line makes it (every shape's bounds, the simulations, the best fleet's
 capacity), against a baseline measured in the same run: numpy sorting 10 million floats.
 Median of 5 (`python benchmarks/plan_speed.py 3` for fewer). Target (issue #15): at most 10 s
@@ -47,6 +48,18 @@ QUESTIONS = {
         "rate": 5.0,
         "input_len": 2048,
         "output_len": 256,
+        "ttft_p90_s": 1.0,
+        "tpot_p99_s": 0.06,
+        "weight_dtype": "fp8",
+    },
+    "llama-3.1-70b fp8 on h100-sxm,mi300x at 5 req/s, sharegpt-like 1024 -> 256, TTFT p90 1 s, "
+    "TPOT p99 60 ms": {
+        "model": "llama-3.1-70b",
+        "hardware": ["h100-sxm", "mi300x"],
+        "rate": 5.0,
+        "input_len": 1024,
+        "output_len": 256,
+        "length_dist": "sharegpt-like",
         "ttft_p90_s": 1.0,
         "tpot_p99_s": 0.06,
         "weight_dtype": "fp8",
