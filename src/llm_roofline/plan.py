@@ -426,7 +426,9 @@ def plan(
     reason = None if best is not None else search.reason(shapes, pre, dec)
     searched = {
         "instance_shapes": len(shapes),
-        "within_bounds": len({id(s) for s in (*ok, *pre, *dec)}),
+        "within_bounds": len(
+            {id(s) for s in (*ok, *((*pre, *dec) if pre and dec and disagg != "no" else ()))}
+        ),
         "pruned_by_bound": search.pruned,
         "simulations": search.simulations,
         "seconds": time.perf_counter() - t0,

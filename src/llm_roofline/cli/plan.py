@@ -83,7 +83,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     )
     b = res.best
     if b is None:
-        print(f"no fleet of up to {args.max_chips} chips meets both targets: {res.reason}")
+        n = args.max_chips
+        print(f"no fleet of up to {n} chip{'s' if n > 1 else ''} meets both targets: {res.reason}")
     else:
         print(f"best: {_fleet(b)}")
         print(
@@ -104,11 +105,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         )
         for r in res.candidates
     ]
-    print_table(
-        "fleets simulated: the frontier of cost against TTFT and TPOT",
-        ("hardware", "chips", "instances", "$/hour", "TTFT p90", "TPOT p99", "meets"),
-        rows,
-    )
+    if rows:
+        print_table(
+            "fleets simulated: the frontier of cost against TTFT and TPOT",
+            ("hardware", "chips", "instances", "$/hour", "TTFT p90", "TPOT p99", "meets"),
+            rows,
+        )
     s = res.searched
     print(
         f"searched {s['instance_shapes']} instance shapes ({s['within_bounds']} within the "
