@@ -40,6 +40,21 @@ def _meets_every_seed(dep) -> bool:
     return True
 
 
+def _plan(hardware: list[str], **kw):
+    """plan() on MODEL with this file's traffic and targets, `kw` overriding any of them."""
+    args = {
+        "rate": RATE,
+        "input_len": I,
+        "output_len": O,
+        "ttft_p90_s": TTFT,
+        "tpot_p99_s": TPOT,
+        "max_chips": 16,
+        "requests": N,
+        **kw,
+    }
+    return plan(MODEL, hardware, **args)
+
+
 def _meets(res) -> bool:
     s = res.summary
     return (
@@ -52,18 +67,7 @@ def _meets(res) -> bool:
 
 @pytest.fixture(scope="module")
 def aggregated():
-    return plan(
-        MODEL,
-        ["h100-sxm", "a100-80gb"],
-        rate=RATE,
-        input_len=I,
-        output_len=O,
-        ttft_p90_s=TTFT,
-        tpot_p99_s=TPOT,
-        max_chips=16,
-        disagg="no",
-        requests=N,
-    )
+    return _plan(["h100-sxm", "a100-80gb"], disagg="no")
 
 
 def test_best_has_the_contract_and_meets_the_targets_when_resimulated(aggregated):
@@ -137,18 +141,7 @@ def test_frontier_is_not_dominated(aggregated):
 
 
 def test_disaggregated_best_resimulated():
-    res = plan(
-        MODEL,
-        ["h100-sxm"],
-        rate=RATE,
-        input_len=I,
-        output_len=O,
-        ttft_p90_s=TTFT,
-        tpot_p99_s=TPOT,
-        max_chips=16,
-        disagg="yes",
-        requests=N,
-    )
+    res = _plan(["h100-sxm"], disagg="yes")
     b = res.best
     assert b is not None and b["disaggregated"]
     assert b["prefill_chips"] + b["decode_chips"] == b["chips"]
@@ -175,17 +168,7 @@ def test_impossible_tpot_names_it_with_the_bandwidth_floor():
     4,096 = 0.525e9 output head, 7.504e9 × 2 bytes = 15.01 GB at 3.35 TB/s = 4.48 ms, plus a
     513-token KV cache (513 × 131,072 B = 0.07 GB, 0.02 ms): 4.50 ms whatever the load; 1 ms
     cannot be met."""
-    res = plan(
-        MODEL,
-        ["h100-sxm"],
-        rate=1.0,
-        input_len=I,
-        output_len=O,
-        ttft_p90_s=1.0,
-        tpot_p99_s=0.001,
-        max_chips=1,
-        requests=N,
-    )
+    res = _plan(["h100-sxm"], rate=1.0, ttft_p90_s=1.0, tpot_p99_s=0.001, max_chips=1)
     assert res.best is None and res.reason.startswith("tpot_p99")
     floor = _number_ms(res.reason, "decode within 1 chip is")
     hand = (7.504e9 * 2 + 513 * 131_072) / 3.35e12 * 1e3
@@ -197,8 +180,7 @@ def test_impossible_ttft_names_it_with_the_compute_floor():
     FLOP, plus causal attention, 32 layers × 2 matmuls × 2 FLOP × 4,096 (32 heads × 128) ×
     8,192² / 2 = 1.759e13 FLOP: 1.3193e14 FLOP at 989 TFLOP/s = 133.4 ms (the output head runs
     for the last token only); 10 ms cannot be met."""
-    res = plan(
-        MODEL,
+    res = _plan(
         ["h100-sxm"],
         rate=1.0,
         input_len=8192,
@@ -206,7 +188,6 @@ def test_impossible_ttft_names_it_with_the_compute_floor():
         ttft_p90_s=0.010,
         tpot_p99_s=1.0,
         max_chips=1,
-        requests=N,
     )
     assert res.best is None and res.reason.startswith("ttft_p90")
     floor = _number_ms(res.reason, "first token within 1 chip is")
@@ -215,17 +196,7 @@ def test_impossible_ttft_names_it_with_the_compute_floor():
 
 
 def test_rate_beyond_the_chips_says_so():
-    res = plan(
-        MODEL,
-        ["h100-sxm"],
-        rate=2000.0,
-        input_len=I,
-        output_len=O,
-        ttft_p90_s=TTFT,
-        tpot_p99_s=TPOT,
-        max_chips=2,
-        requests=N,
-    )
+    res = _plan(["h100-sxm"], rate=2000.0, max_chips=2)
     assert res.best is None and res.reason
     assert res.reason.startswith(("chips", "ttft_p90", "tpot_p99"))
 
@@ -335,16 +306,7 @@ def test_replica_search_reaches_the_chip_limit_exactly():
 def test_single_token_outputs_have_no_tpot_to_miss():
     """Outputs of one token: no request has a second token, so TPOT is not defined (None)
     and cannot miss; the cheapest fleet is then one that meets TTFT."""
-    res = plan(
-        MODEL,
-        ["h100-sxm"],
-        rate=10.0,
-        input_len=I,
-        output_len=1,
-        ttft_p90_s=TTFT,
-        tpot_p99_s=TPOT,
-        requests=300,
-    )
+    res = _plan(["h100-sxm"], rate=10.0, output_len=1, requests=300)
     assert res.best is not None and res.best["tpot_p99_s"] is None
     assert res.best["chips"] == 1 and res.best["ttft_p90_s"] <= TTFT
 
