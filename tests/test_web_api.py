@@ -213,3 +213,244 @@ def test_the_server_reads_no_files_named_in_a_request(tmp_path: Path) -> None:
     ):
         r = client.post("/api/report", json=body)
         assert r.status_code == 400 and r.json()["field"] == field
+
+
+# ---- /api/simulate and /api/plan (docs/planning.md) -----------------------------------------
+
+SIM = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "input_len": 512, "output_len": 64}
+# `llm-roofline simulate --json`'s keys (tests/test_simulate.py, docs/planning.md)
+SIM_KEYS = {
+    *(f"{m}_{q}_s" for m in ("ttft", "tpot", "e2e") for q in ("p50", "p90", "p99", "mean")),
+    "output_tokens_per_s",
+    "request_throughput_rps",
+    "goodput_rps",
+    "capacity_rps",
+    "stable",
+    "offered_rps",
+    "preemptions",
+    "kv_tokens_per_instance",
+    "deployment",
+    "workload",
+}
+
+
+def _strict_json(text: str) -> object:
+    """The body as JSON, refusing NaN and Infinity (which json.loads would accept)."""
+    import json
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} in a JSON body")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_simulate_has_the_contract_the_curve_and_the_timeline() -> None:
+    r = client.post(
+        "/api/simulate",
+        json={**SIM, "rate": 10, "requests": 300, "slo_ttft_ms": 1000, "slo_tpot_ms": 100},
+    )
+    assert r.status_code == 200, r.text
+    d = _strict_json(r.text)
+    assert isinstance(d, dict)
+    assert SIM_KEYS <= d.keys(), SIM_KEYS - d.keys()
+    assert d["stable"] is True and d["offered_rps"] == 10 and d["requests"] == 300
+    assert d["disaggregated"] is False and d["prefill_deployment"] is None
+    # alone, a request takes 17 ms to its first token and 8 ms a token: every one meets
+    # 1 s and 100 ms at 10 requests/s, so goodput is the throughput
+    assert d["goodput_rps"] == pytest.approx(d["request_throughput_rps"])
+    assert d["ttft_p50_s"] <= d["ttft_p90_s"] <= d["ttft_p99_s"]
+    # the curve: Poisson rates at fractions of the capacity, percentiles growing with load
+    curve = d["latency_vs_load"]
+    assert len(curve) >= 5
+    rates = [row["rate_rps"] for row in curve]
+    assert rates == sorted(rates) and rates[-1] < d["capacity_rps"]
+    for row in curve:
+        assert row["rate_rps"] == pytest.approx(row["load"] * row["capacity_rps"])
+        assert row["tpot_p90_s"] > 0 and row["ttft_p90_s"] > 0
+    assert curve[-1]["tpot_p90_s"] > curve[0]["tpot_p90_s"]
+    # the timeline: at most 300 points, four series of one length, time in order
+    tl = d["timeline"]
+    n = len(tl["t_s"])
+    assert 10 <= n <= 300
+    assert all(len(tl[k]) == n for k in ("waiting", "running", "kv_share"))
+    assert tl["t_s"] == sorted(tl["t_s"])
+    assert all(0 <= x <= 1 for x in tl["kv_share"]) and max(tl["running"]) >= 1
+
+
+def test_simulate_at_near_zero_load_is_one_request_alone() -> None:
+    """Arrivals 100 s apart on average (each finds the server empty): the percentiles are one
+    request's, as `predict --mode static --batch 1` gives them, an independent engine call."""
+    from llm_roofline.deployment import deployment
+
+    r = client.post("/api/simulate", json={**SIM, "rate": 0.01, "requests": 20})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    dep = deployment("llama-3.1-8b", "h100-sxm", 1, engine="calibrated")
+    one = dep.serve(batch=1, input_len=512, output_len=64, mode="static")
+    assert d["ttft_p50_s"] == pytest.approx(one.ttft_s, rel=0.02)
+    assert d["tpot_p50_s"] == pytest.approx(one.tpot_s, rel=0.02)
+    assert d["e2e_p50_s"] == pytest.approx(one.request_latency_s, rel=0.02)
+
+
+def test_simulate_unstable_gives_no_percentile() -> None:
+    r = client.post("/api/simulate", json={**SIM, "rate": 500, "requests": 2000})
+    assert r.status_code == 200, r.text
+    d = _strict_json(r.text)
+    assert isinstance(d, dict)
+    assert d["stable"] is False and d["offered_rps"] == 500 and d["capacity_rps"] < 500
+    for key in SIM_KEYS:
+        if key.startswith(("ttft_", "tpot_", "e2e_")):
+            assert d[key] is None, key
+    assert d["request_throughput_rps"] == pytest.approx(d["capacity_rps"], rel=0.1)
+
+
+def test_simulate_closed_loop_and_disaggregated() -> None:
+    from llm_roofline.deployment import deployment
+
+    # one client: its requests back to back, each alone (predict's static batch 1)
+    r = client.post("/api/simulate", json={**SIM, "concurrency": 1, "requests": 5})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    one = deployment("llama-3.1-8b", "h100-sxm", 1, engine="calibrated").serve(
+        batch=1, input_len=512, output_len=64, mode="static"
+    )
+    assert d["offered_rps"] is None and d["stable"] is True
+    assert d["e2e_p50_s"] == pytest.approx(one.request_latency_s, rel=0.02)
+    # one prefill and two decode instances, each one chip
+    r = client.post("/api/simulate", json={**SIM, "rate": 5, "requests": 200, "disagg": "1:2"})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert d["disaggregated"] is True
+    assert (d["prefill_instances"], d["decode_instances"]) == (1, 2)
+    assert d["prefill_deployment"]["chips"] == 1 and d["deployment"]["chips"] == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({**SIM, "rate": -1}, 422, "rate"),
+        ({**SIM, "rate": 1, "concurrency": 2}, 400, "rate"),  # not both
+        (SIM, 400, "rate"),  # neither
+        ({**SIM, "rate": 1, "requests": 0}, 422, "requests"),
+        ({**SIM, "rate": 1, "requests": 20_001}, 422, "requests"),
+        ({**SIM, "rate": 1, "slo_ttft_ms": 0}, 422, "slo_ttft_ms"),
+        ({**SIM, "rate": 1, "slo_tpot_ms": -5}, 422, "slo_tpot_ms"),
+        ({**SIM, "rate": 1, "disagg": "1:x"}, 400, "disagg"),
+        ({**SIM, "rate": 1, "disagg": "0:2"}, 400, "disagg"),
+        ({**SIM, "rate": 1, "length_dist": "zipf"}, 422, "length_dist"),
+        ({**SIM, "rate": 1, "router": "random"}, 422, "router"),
+        ({**SIM, "rate": 1, "max_seqs": 512, "max_batched_tokens": 256}, 400, "max_batched_tokens"),
+        ({**SIM, "rate": 1, "input_len": 200_000}, 400, "input_len"),  # over the context
+        ({**SIM, "rate": "fast"}, 422, "rate"),
+        ({**SIM, "concurrency": 2, "arrival": "gamma"}, 400, "arrival"),
+        ({**SIM, "rate": 1, "model": "llama-9"}, 400, "model"),
+        ({**SIM, "rate": 1, "context_len": 4096}, 422, "context_len"),  # not a traffic's
+        # 20,000 requests of 50,000 tokens each: over what one web request may simulate
+        ({**SIM, "rate": 1, "requests": 20_000, "output_len": 50_000}, 400, "requests"),
+        # 64 instances of 256 sequences: a capacity run of 330,000 requests, too long
+        ({**SIM, "rate": 1, "chips": 64, "replicas": 64}, 400, "max_seqs"),
+        ({**SIM, "rate": 1, "chips": 128, "replicas": 128, "max_seqs": 1}, 400, "replicas"),
+    ],
+)
+def test_simulate_bad_input_names_the_field(body: dict, status: int, field: str) -> None:
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == status, r.text
+    out = r.json()
+    assert out["field"] == field, out
+    if status == 422:
+        assert any(field in [str(x) for x in d["loc"]] for d in out["detail"])
+
+
+PLAN = {
+    "model": "llama-3.1-8b",
+    "hardware": ["h100-sxm"],
+    "rate": 10,
+    "input_len": 512,
+    "output_len": 128,
+    "ttft_p90_ms": 500,
+    "tpot_p99_ms": 50,
+    "max_chips": 8,
+    "requests": 500,
+}
+BEST_KEYS = {
+    "hardware",
+    "chips",
+    "replicas",
+    "tp",
+    "pp",
+    "ep",
+    "disaggregated",
+    "prefill_chips",
+    "decode_chips",
+    "usd_per_hour",
+    "usd_per_million_output_tokens",
+    "ttft_p90_s",
+    "tpot_p99_s",
+    "capacity_rps",
+}
+
+
+def test_plan_finds_a_fleet_within_the_targets() -> None:
+    from llm_roofline.catalog import get_hardware
+
+    r = client.post("/api/plan", json=PLAN)
+    assert r.status_code == 200, r.text
+    d = _strict_json(r.text)
+    assert isinstance(d, dict)
+    b = d["best"]
+    assert d["reason"] is None and BEST_KEYS <= b.keys(), b
+    assert b["hardware"] == "h100-sxm" and 1 <= b["chips"] <= 8
+    assert b["ttft_p90_s"] <= 0.5 and b["tpot_p99_s"] <= 0.05 and b["capacity_rps"] > 10
+    # cost: the chips at the catalog's price per chip-hour; per million output tokens, that
+    # hour over the 10 × 128 × 3600 output tokens the rate brings in an hour
+    per_chip_hour = get_hardware("h100-sxm").price_usd_per_s * 3600
+    assert b["usd_per_hour"] == pytest.approx(b["chips"] * per_chip_hour)
+    tokens_per_hour = 10 * 128 * 3600
+    want = b["usd_per_hour"] / tokens_per_hour * 1e6
+    assert b["usd_per_million_output_tokens"] == pytest.approx(want)
+    assert d["candidates"] and all("meets_slo" in c for c in d["candidates"])
+
+
+def test_plan_impossible_target_gives_the_reason() -> None:
+    # one H100 streams Llama 3.1 8B's 16 GB of weights at 3.35 TB/s in 4.8 ms at best, eight
+    # in 0.6 ms before communication: no fleet of 8 reaches a 0.1 ms TPOT
+    r = client.post("/api/plan", json={**PLAN, "tpot_p99_ms": 0.1})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert d["best"] is None
+    assert isinstance(d["reason"], str) and "tpot" in d["reason"].lower(), d["reason"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({**PLAN, "hardware": []}, 422, "hardware"),
+        ({**PLAN, "hardware": ["h100-sxm"] * 7}, 422, "hardware"),
+        ({**PLAN, "hardware": ["h1000"]}, 400, "hardware"),
+        ({**PLAN, "hardware": ["gaudi2"]}, 400, "hardware"),  # no price: plan ranks by cost
+        ({**PLAN, "hardware": "h100-sxm"}, 422, "hardware"),  # a list of ids
+        ({**PLAN, "rate": 0}, 422, "rate"),
+        ({**PLAN, "ttft_p90_ms": -1}, 422, "ttft_p90_ms"),
+        ({**PLAN, "max_chips": 1025}, 422, "max_chips"),
+        ({**PLAN, "disagg": "maybe"}, 422, "disagg"),
+        ({**PLAN, "weight_dtype": "fp9"}, 400, "weight_dtype"),
+        ({**PLAN, "engine": "calibratd"}, 400, "engine"),
+        ({**PLAN, "model": "llama-9"}, 400, "model"),
+        ({**PLAN, "model": None}, 400, "model"),
+    ],
+)
+def test_plan_bad_input_names_the_field(body: dict, status: int, field: str) -> None:
+    r = client.post("/api/plan", json=body)
+    assert r.status_code == status, r.text
+    assert r.json()["field"] == field, r.text
+
+
+def test_plan_reads_no_files_named_in_a_request(tmp_path: Path) -> None:
+    record = tmp_path / "chip.toml"
+    record.write_text("[mine]\nbf16_dense_tflops = 1\nmemory_capacity_gb = 1\n", "utf-8")
+    for body, field in (
+        ({**PLAN, "hardware": [str(record)]}, "hardware"),
+        ({**PLAN, "model": str(tmp_path / "config.json")}, "model"),
+    ):
+        r = client.post("/api/plan", json=body)
+        assert r.status_code == 400 and r.json()["field"] == field, r.text

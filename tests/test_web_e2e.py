@@ -280,3 +280,118 @@ def test_screenshot(server: str, browser: Any, tmp_path: Path) -> None:
     p.page.screenshot(path=shot, full_page=True)
     assert Path(shot).stat().st_size > 20_000
     p.close()
+
+
+def _run(p: Page, which: str) -> str:
+    """Click the planning view's Simulate or Plan button; wait for its answer; its state."""
+    page = p.page
+    # the click sets the busy state at once (the button is disabled until the answer is in)
+    state = page.evaluate(
+        f"() => {{ document.getElementById('{which}_run').click();"
+        " return document.getElementById('planning').dataset."
+        f"{'simState' if which == 'sim' else 'planState'}; }}"
+    )
+    assert state == "busy"
+    attr = "data-sim-state" if which == "sim" else "data-plan-state"
+    page.wait_for_selector(f"#planning[{attr}=done], #planning[{attr}=error]")
+    return page.get_attribute("#planning", attr) or ""
+
+
+def _points(p: Page, svg: str, name: str) -> int:
+    pts = p.page.get_attribute(f'#{svg} polyline[data-name="{name}"]', "points") or ""
+    return len(pts.split())
+
+
+def _shoot(p: Page, name: str, tmp_path: Path) -> None:
+    """The planning view as it stands, into docs/figures with `make screenshot`."""
+    folder = os.environ.get("LLM_ROOFLINE_SCREENSHOT")
+    shot = Path(folder).parent / name if folder else tmp_path / name
+    p.page.locator("#planning").screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+
+
+def test_planning_view_simulates_the_deployment(server: str, browser: Any, tmp_path: Path) -> None:
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
+    page = p.page
+    for name, value in (("rate", "10"), ("requests", "300"), ("input_len", "512")):
+        page.fill(f'#planning [name="{name}"]', value)
+    page.fill('#planning [name="output_len"]', "64")
+    assert _run(p, "sim") == "done", p.text("#p_error")
+    assert p.text("#sim_stable") == "stable" and p.text("#p_error") == ""
+    ttft = p.text('#sim_table td[data-key="ttft_p50_s"]')
+    assert ttft.endswith(" ms"), ttft
+    # the engine's own figure for one request alone (about 17 ms to the first token at 512
+    # tokens) is a floor for the median at 10 requests/s
+    assert float(ttft.split()[0]) >= 17
+    assert "requests/s" in p.text('#sim_numbers b[data-key="capacity_rps"]')
+    # the curve: p50, p90 and p99 at 7 rates up to 90% of capacity; the run's timeline
+    for m in ("ttft", "tpot"):
+        assert all(_points(p, f"c_sim_{m}", q) == 7 for q in ("p50", "p90", "p99"))
+    assert _points(p, "c_sim_queue", "running") > 10
+    assert _points(p, "c_sim_kv", "KV memory used") > 10
+    _shoot(p, "web_simulate.png", tmp_path)
+
+    # a bad rate: the server's message names the field, the input is marked, and the charts
+    # say there is no result (neither blank nor the last run's)
+    page.fill('#planning [name="rate"]', "-1")
+    assert _run(p, "sim") == "error"
+    assert "rate" in p.text("#p_error"), p.text("#p_error")
+    assert "bad_field" in (page.get_attribute('#planning [name="rate"]', "class") or "")
+    assert page.locator("#c_sim_ttft polyline").count() == 0
+    assert "no result" in p.text("#c_sim_ttft")
+    # disaggregated P:D that is not one: named too
+    page.fill('#planning [name="rate"]', "10")
+    page.fill('#planning [name="disagg"][data-for="sim"]', "one:two")
+    assert _run(p, "sim") == "error" and "disagg" in p.text("#p_error")
+    page.fill('#planning [name="disagg"][data-for="sim"]', "")
+    assert _run(p, "sim") == "done"
+    assert p.text("#p_error") == "" and page.locator("#planning .bad_field").count() == 0
+    assert _points(p, "c_sim_ttft", "p99") == 7
+
+    # an unstable traffic: said so, no percentile
+    page.fill('#planning [name="rate"]', "500")
+    page.fill('#planning [name="requests"]', "2000")
+    assert _run(p, "sim") == "done"
+    assert p.text("#sim_stable") == "UNSTABLE" and "grows without bound" in p.text("#sim_head")
+    assert p.text('#sim_table td[data-key="ttft_p99_s"]') == "–"
+
+    # a change of deployment marks the result as outdated
+    page.select_option("#model", "qwen3-8b")
+    p.settle()
+    assert "outdated" in (page.get_attribute("#sim_out", "class") or "")
+    p.close()
+
+
+def test_planning_view_plans_a_fleet(server: str, browser: Any, tmp_path: Path) -> None:
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
+    page = p.page
+    for name, value in (
+        ("rate", "10"),
+        ("input_len", "512"),
+        ("output_len", "128"),
+        ("ttft_p90_ms", "500"),
+        ("tpot_p99_ms", "50"),
+        ("max_chips", "8"),
+    ):
+        page.fill(f'#planning [name="{name}"]', value)
+    page.select_option('#planning select[name="hardware"]', ["h100-sxm"])
+    assert _run(p, "plan") == "done", p.text("#p_error")
+    assert p.text("#plan_verdict") == "best plan"
+    assert p.text('#plan_best td[data-key="hardware"]') == "h100-sxm"
+    assert p.text('#plan_best td[data-key="usd_per_hour"]').startswith("$")
+    assert page.locator("#c_plan circle.best").count() == 1
+    assert page.locator("#plan_table tr").count() >= 2  # header and the fleets simulated
+    _shoot(p, "web_plan.png", tmp_path)
+
+    # no fleet of 8 H100s decodes a token in 0.1 ms: the reason, not a plan
+    page.fill('#planning [name="tpot_p99_ms"]', "0.1")
+    assert _run(p, "plan") == "done"
+    assert p.text("#plan_verdict") == "no fleet meets the targets"
+    assert "tpot" in p.text('#plan_best td[data-key="reason"]').lower()
+    assert page.locator("#c_plan circle.best").count() == 0
+
+    # no hardware chosen: the server names the field
+    page.select_option('#planning select[name="hardware"]', [])
+    assert _run(p, "plan") == "error" and "hardware" in p.text("#p_error")
+    assert "bad_field" in (page.get_attribute('#planning select[name="hardware"]', "class") or "")
+    p.close()

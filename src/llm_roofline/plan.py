@@ -525,6 +525,8 @@ class _Search:
                 max_batched_tokens=self.budget,
             ).summary
             self.simulations += 1
+            if self.progress is not None:  # lets a caller stop a long search between runs
+                self.progress(self.done, self.total)
             for k in ("ttft_p90_s", "tpot_p99_s"):
                 worst[k] = None if s[k] is None or worst[k] is None else max(worst[k], s[k])
             if not _meets(worst["ttft_p90_s"], worst["tpot_p99_s"], self.ttft_s, self.tpot_s):

@@ -405,13 +405,15 @@ def latency_against_load(
     fractions: tuple[float, ...] = LOAD_FRACTIONS,
     requests: int = 2000,
     seed: int = 0,
+    capacity: float | None = None,
     **server: Any,
 ) -> list[dict[str, Any]]:
-    """The summary at Poisson rates that are `fractions` of the capacity, on `work`'s lengths
-    (its first `requests`, cycled): the latency-against-load curve."""
+    """The summary at Poisson rates that are `fractions` of the capacity (`capacity`, when the
+    caller has measured it), on `work`'s lengths (its first `requests`, cycled): the
+    latency-against-load curve."""
     from .workload import arrivals
 
-    cap = capacity_rps(dep, work, **server)
+    cap = capacity_rps(dep, work, **server) if capacity is None else capacity
     n = max(requests, 2)
     idx = np.arange(n) % work.requests
     rows = []

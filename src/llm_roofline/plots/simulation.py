@@ -20,7 +20,7 @@ def write_simulation_figures(
     and KV share over the run just simulated)."""
     from ..simulate import latency_against_load
 
-    rows = latency_against_load(dep, work, **server)
+    rows = latency_against_load(dep, work, capacity=res.summary["capacity_rps"], **server)
     fig, axes = new_figure(12, 4.8, ncols=2)
     rates = [r["rate_rps"] for r in rows]
     for ax, metric, name in zip(

@@ -11,13 +11,18 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 __all__ = [
     "OptimizeRequest",
     "Overlap",
+    "PlanRequest",
     "PredictRequest",
     "ReportRequest",
+    "SimulateRequest",
     "SweepRequest",
     "SystemQuery",
 ]
 
 Overlap = Literal["full", "per-op", "none"]
+LengthDist = Literal["fixed", "normal", "lognormal", "sharegpt-like"]  # workload.LENGTH_DISTS
+Arrival = Literal["poisson", "gamma"]  # workload.ARRIVALS
+Router = Literal["round-robin", "least-loaded"]  # simulate.ROUTERS
 
 
 class SystemQuery(BaseModel):
@@ -74,3 +79,74 @@ class OptimizeRequest(SystemQuery):
     context_len: StrictInt = Field(4096, ge=1, le=10_000_000)
     tpot_ms: float | None = Field(None, gt=0)
     ttft_ms: float | None = Field(None, gt=0)
+
+
+def _positive(default: Any = None, *, le: float | None = None, **kw: Any) -> Any:
+    """A positive finite number (NaN and Infinity refused: neither can be written as JSON)."""
+    return Field(default, gt=0, le=le, allow_inf_nan=False, **kw)
+
+
+class SimulateRequest(SystemQuery):
+    """A traffic served on the deployment, as `llm-roofline simulate`: an open loop at `rate`
+    requests/s or a closed loop of `concurrency` clients (exactly one), lengths, the server's
+    limits, SLO targets for goodput, and `disagg` "P:D" for P prefill and D decode instances
+    (each one instance of the deployment)."""
+
+    rate: float | None = _positive(le=1e6, description="requests/s (open loop)")
+    concurrency: StrictInt | None = Field(
+        None, ge=1, le=100_000, description="clients (closed loop)"
+    )
+    requests: StrictInt = Field(1000, ge=1, le=20_000)
+    input_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean prompt tokens")
+    output_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean output tokens")
+    length_dist: LengthDist = "fixed"
+    input_spread: float | None = _positive(le=1e7, description="standard deviation, tokens")
+    output_spread: float | None = _positive(le=1e7, description="standard deviation, tokens")
+    arrival: Arrival = "poisson"
+    burstiness: float = _positive(1.0, le=1000, description="gamma gaps' squared CV")
+    seed: StrictInt = Field(0, ge=0, le=2**32 - 1)
+    max_seqs: StrictInt = Field(256, ge=1, le=4096, description="sequences in flight")
+    max_batched_tokens: StrictInt = Field(8192, ge=1, le=1_000_000, description="tokens/step")
+    router: Router = "round-robin"
+    slo_ttft_ms: float | None = _positive(description="goodput: TTFT target, ms")
+    slo_tpot_ms: float | None = _positive(description="goodput: TPOT target, ms")
+    disagg: str | None = Field(
+        None,
+        max_length=32,
+        description="P:D prefill and decode instances, each one instance of the deployment",
+        examples=["1:3"],
+    )
+
+
+class PlanRequest(BaseModel):
+    """The cheapest fleet serving a traffic within its SLOs (`llm-roofline plan`): a catalog
+    model (or an uploaded config.json), the catalog hardware to choose from, a Poisson rate
+    with its lengths, and the targets (TTFT p90, TPOT p99)."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str | None = Field(None, description="catalog model id", examples=["llama-3.1-8b"])
+    config: dict[str, Any] | None = Field(None, description="an uploaded config.json")
+    hardware: list[str] = Field(
+        ...,
+        min_length=1,
+        max_length=6,
+        description="catalog hardware ids to choose from (each with a price), e.g. "
+        '["h100-sxm", "mi300x"]',
+    )
+    rate: float = _positive(..., le=1e6, description="requests/s (Poisson)")
+    input_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean prompt tokens")
+    output_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean output tokens")
+    ttft_p90_ms: float = _positive(..., description="target: 90th percentile TTFT, ms")
+    tpot_p99_ms: float = _positive(..., description="target: 99th percentile TPOT, ms")
+    max_chips: StrictInt = Field(64, ge=1, le=1024, description="most chips the fleet may use")
+    disagg: Literal["auto", "yes", "no"] = "auto"  # plan.DISAGG_CHOICES
+    engine: str = Field("calibrated", description="ideal, calibrated, or an engine family")
+    weight_dtype: str = Field("bf16", examples=["bf16"])
+    kv_dtype: str = Field("bf16", examples=["bf16"])
+    length_dist: LengthDist = "fixed"
+    requests: StrictInt = Field(
+        2000, ge=100, le=5000, description="requests per simulation (on each of three draws)"
+    )
+    seed: StrictInt = Field(0, ge=0, le=2**32 - 1)
+    max_seqs: StrictInt = Field(256, ge=1, le=4096, description="sequences per instance")
+    max_batched_tokens: StrictInt = Field(8192, ge=1, le=1_000_000, description="tokens/step")

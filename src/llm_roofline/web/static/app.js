@@ -172,8 +172,15 @@ function logTicks(a, b) { // a, b: log10 of the range
   }
   return linTicks(Math.pow(10, a), Math.pow(10, b));
 }
-const ok = (v) => v !== null && v !== undefined && v > 0;
+const okPositive = (v) => v !== null && v !== undefined && v > 0;
+let ok = okPositive;
+const okZero = (v) => v !== null && v !== undefined && v >= 0;
+// opts.zeros: values of 0 are drawn too (linear axes only: counts, shares)
 function chart(svg, legend, series, opts) {
+  ok = opts.zeros && !opts.logx && !opts.logy ? okZero : okPositive;
+  try { drawChart(svg, legend, series, opts); } finally { ok = okPositive; }
+}
+function drawChart(svg, legend, series, opts) {
   const W = 520, H = 290, L = 50, R = 14, T = 8, B = 34;
   const xs = [], ys = [];
   for (const s of series) for (let i = 0; i < s.x.length; i++) {
@@ -185,7 +192,9 @@ function chart(svg, legend, series, opts) {
   const tx = (v) => lx ? Math.log10(v) : v, ty = (v) => ly ? Math.log10(v) : v;
   let x0 = Math.min(...xs.map(tx)), x1 = Math.max(...xs.map(tx));
   let y0 = ly ? Math.min(...ys.map(ty)) : 0, y1 = Math.max(...ys.map(ty));
-  if (x1 === x0) x1 = x0 + 1; if (y1 === y0) y1 = y0 + 1;
+  // one value: a decade around it on a log axis, from it up on a linear one
+  if (x1 === x0) { if (lx) { x0 -= 0.5; x1 += 0.5; } else x1 = x0 + 1; }
+  if (y1 === y0) { if (ly) { y0 -= 0.5; y1 += 0.5; } else y1 = y0 + 1; }
   if (!ly) y1 *= 1.04; // head room
   const px = (v) => L + (tx(v) - x0) / (x1 - x0) * (W - L - R);
   const py = (v) => H - B - (ty(v) - y0) / (y1 - y0) * (H - T - B);
@@ -229,7 +238,7 @@ function chart(svg, legend, series, opts) {
       if (s.band && ok(s.y2[i])) hi.push(`${px(s.x[i]).toFixed(1)},${py(s.y2[i]).toFixed(1)}`);
     }
     if (s.band) out += `<polygon class="band" data-name="${s.name}" fill="${s.color}" opacity="0.16" stroke="none" points="${pts.concat(hi.reverse()).join(" ")}"/>`;
-    else if (s.dots) for (const p of pts) { const [a, b] = p.split(","); out += `<circle cx="${a}" cy="${b}" r="2" fill="${s.color}" opacity="0.6"/>`; }
+    else if (s.dots) for (const p of pts) { const [a, b] = p.split(","); out += `<circle cx="${a}" cy="${b}" r="${s.r || 2}" fill="${s.color}" opacity="0.6"${s.dotClass ? ` class="${s.dotClass}"` : ""}/>`; }
     else out += `<polyline class="series" data-name="${s.name}" fill="none" stroke="${s.color}" stroke-width="${s.width || 1.5}"${s.dash ? ' stroke-dasharray="5,3"' : ""} points="${pts.join(" ")}"/>`;
   }
   if (ok(opts.markX) && tx(opts.markX) >= x0 && tx(opts.markX) <= x1) {
@@ -403,9 +412,14 @@ async function main() {
     label: e.id + (e.id === "ideal" ? " (lower bound)" : e.default ? " (default)" : ""),
   })), def ? def.id : "calibrated");
   buildChipEditor();
+  initPlanning(hardware);
   readUrl();
   for (const f of [...FIELDS, ...SPLIT, "pad_heads"]) { $(f).addEventListener("input", later); $(f).addEventListener("change", later); }
   $("hardware").addEventListener("change", () => { resetChip(); later(); });
+  // a result of the planning view is for the deployment it was run on: say when it changed
+  const deploymentFields = FIELDS.filter((f) => f !== "context" && f !== "batch");
+  for (const f of [...deploymentFields, ...SPLIT, "pad_heads", "upload"]) $(f).addEventListener("change", outdated);
+  $("chip_fields").addEventListener("input", outdated);
   $("chip_reset").addEventListener("click", () => { resetChip(); later(); });
   $("model").addEventListener("change", () => { uploaded = null; $("upload").value = ""; });
   $("upload").addEventListener("change", async () => {
@@ -416,4 +430,236 @@ async function main() {
   });
   update();
 }
+
+// ---- the planning view: simulate this deployment, plan a fleet (the API does the work) ----
+const PLANNING = () => $("planning");
+const HW_MAX = 6;
+
+function initPlanning(hardware) {
+  const sel = PLANNING().querySelector('select[name="hardware"]');
+  sel.innerHTML = "";
+  for (const h of hardware) {
+    const o = document.createElement("option");
+    o.value = h.id;
+    // plan ranks fleets by cost: a chip without a price cannot be planned
+    o.disabled = !h.price_usd_per_hour;
+    o.textContent = h.id + (h.price_usd_per_hour ? ` ($${h.price_usd_per_hour}/h)` : " (no price)");
+    sel.appendChild(o);
+  }
+  const first = sel.querySelector('option[value="h100-sxm"]');
+  if (first) first.selected = true;
+  $("sim_run").addEventListener("click", runSimulate);
+  $("plan_run").addEventListener("click", runPlan);
+}
+
+// the fields of the view for `scope` ("sim" or "plan"): name -> value as typed (a number
+// where the input is numeric, left out when empty: the server's default)
+function planningFields(scope) {
+  const out = {};
+  for (const el of PLANNING().querySelectorAll("[name]")) {
+    if (!(el.dataset.for || "").split(" ").includes(scope)) continue;
+    const key = scope === "sim" && el.dataset.sim ? el.dataset.sim : el.name;
+    if (el.multiple) { out[key] = [...el.selectedOptions].map((o) => o.value); continue; }
+    const v = el.value.trim();
+    if (v === "") continue;
+    out[key] = el.type === "number" && v !== "" && !Number.isNaN(Number(v)) ? Number(v) : v;
+  }
+  return out;
+}
+
+// the API field a 4xx names -> the input of this view that sets it
+function planningInput(field, scope) {
+  for (const el of PLANNING().querySelectorAll("[name]")) {
+    if (!(el.dataset.for || "").split(" ").includes(scope)) continue;
+    if (el.name === field || el.dataset.sim === field) return el;
+  }
+  return null;
+}
+
+function setPlanningState(kind, state, status) {
+  PLANNING().dataset[kind + "State"] = state;
+  const busy = PLANNING().dataset.simState === "busy" || PLANNING().dataset.planState === "busy";
+  $("sim_run").disabled = PLANNING().dataset.simState === "busy";
+  $("plan_run").disabled = PLANNING().dataset.planState === "busy";
+  PLANNING().classList.toggle("busy", busy);
+  $("p_status").textContent = status;
+}
+
+function outdated() {
+  for (const id of ["sim_out", "plan_out"]) {
+    if ($(id).hidden) continue;
+    $(id).classList.add("outdated");
+  }
+  if (!$("sim_out").hidden || !$("plan_out").hidden) {
+    $("p_status").textContent = "The deployment changed since this result: run it again to update it.";
+  }
+}
+
+async function postJson(url, body) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const data = await res.json().catch(() => null);
+  return { res, data };
+}
+
+// an error in the view: the server's line naming the field, the input marked, and the
+// result area saying there is no result (never a blank or an old chart)
+function planningError(kind, data, status, scope) {
+  const line = typeof data === "string" ? data : errorLine(data, status);
+  $("p_error").textContent = line;
+  const named = data && data.field ? planningInput(data.field, scope) : null;
+  if (named) named.classList.add("bad_field");
+  const out = $(kind === "sim" ? "sim_out" : "plan_out");
+  out.hidden = false;
+  out.classList.remove("outdated");
+  out.classList.add("failed");
+  if (kind === "sim") {
+    $("sim_head").textContent = "No result.";
+    $("sim_table").innerHTML = "";
+    $("sim_numbers").innerHTML = "";
+    for (const c of ["ttft", "tpot", "queue", "kv"]) chart($("c_sim_" + c), $("k_sim_" + c), [], { empty: "no result: " + line });
+  } else {
+    $("plan_head").textContent = "No result.";
+    $("plan_best").innerHTML = "";
+    $("plan_table").innerHTML = "";
+    chart($("c_plan"), $("k_plan"), [], { empty: "no result: " + line });
+  }
+}
+
+function clearMarks() {
+  $("p_error").textContent = "";
+  for (const el of PLANNING().querySelectorAll(".bad_field")) el.classList.remove("bad_field");
+}
+
+const cell = (v) => `<td>${v}</td>`;
+const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+const fmtRate = (x) => (x === null || x === undefined ? "–" : x.toPrecision(3));
+const fmtUsd = (x) => (x === null || x === undefined ? "–" : "$" + (x >= 100 ? fmtNum(x) : x.toPrecision(3)));
+
+async function runSimulate() {
+  clearMarks();
+  const body = requestBody();
+  delete body.context_len; delete body.batch;  // the report's, not a traffic's
+  Object.assign(body, planningFields("sim"));
+  setPlanningState("sim", "busy", "Simulating the traffic on this deployment…");
+  try {
+    const { res, data } = await postJson("/api/simulate", body);
+    if (!res.ok) { planningError("sim", data, res.status, "sim"); setPlanningState("sim", "error", ""); return; }
+    drawSimulation(data);
+    setPlanningState("sim", "done", "");
+  } catch (e) {
+    planningError("sim", String(e), 0, "sim");
+    setPlanningState("sim", "error", "");
+  }
+}
+
+function drawSimulation(r) {
+  const out = $("sim_out");
+  out.hidden = false;
+  out.classList.remove("outdated", "failed");
+  const dep = r.disaggregated
+    ? `disaggregated: ${r.prefill_instances} prefill + ${r.decode_instances} decode instances (${r.split})`
+    : r.split;
+  $("sim_head").innerHTML = (r.stable
+    ? `<b class="ok" id="sim_stable">stable</b>`
+    : `<b class="bad" id="sim_stable">UNSTABLE</b> ${fmtRate(r.offered_rps)} requests/s offered, more than the ${fmtRate(r.capacity_rps)} this deployment sustains: the queue grows without bound, so no latency percentile is given.`)
+    + ` <span class="muted">${esc(r.workload)}; ${esc(dep)}; engine ${esc(r.engine)}</span>`;
+  const rows = [["time to first token", "ttft"], ["time per output token", "tpot"], ["end to end", "e2e"]];
+  $("sim_table").innerHTML = "<tr><th></th><th>p50</th><th>p90</th><th>p99</th><th>mean</th></tr>" +
+    rows.map(([name, k]) => `<tr><th>${name}</th>` + ["p50", "p90", "p99", "mean"].map((q) => `<td data-key="${k}_${q}_s">${fmtTime(r[`${k}_${q}_s`])}</td>`).join("") + "</tr>").join("");
+  const nums = [
+    ["capacity", `${fmtRate(r.capacity_rps)} requests/s`, "capacity_rps"],
+    ["throughput", `${fmtRate(r.request_throughput_rps)} requests/s · ${fmtNum(r.output_tokens_per_s)} output tokens/s`, "request_throughput_rps"],
+    ["goodput", `${fmtRate(r.goodput_rps)} requests/s meeting the targets`, "goodput_rps"],
+    ["KV memory", `${fmtNum(r.kv_tokens_per_instance)} tokens per instance · ${fmtNum(r.preemptions)} preemptions`, "kv_tokens_per_instance"],
+  ];
+  $("sim_numbers").innerHTML = nums.map(([l, v, k]) => `<div class="num"><span>${l}</span><b data-key="${k}">${v}</b></div>`).join("");
+  const ms = (a) => a.map((v) => (v === null || v === undefined ? null : v * 1e3));
+  const load = r.latency_vs_load || [];
+  const x = load.map((row) => row.rate_rps);
+  const mark = r.offered_rps;
+  const qs = [["p50", C.compute, 1.5], ["p90", C.weights, 1.5], ["p99", C.memory, 2]];
+  for (const m of ["ttft", "tpot"]) {
+    chart($("c_sim_" + m), $("k_sim_" + m),
+      qs.map(([q, color, width]) => ({ name: q, x, y: ms(load.map((row) => row[`${m}_${q}_s`])), color, width })),
+      { xlabel: "request rate (requests/s, Poisson)", ylabel: "ms", logy: true, markX: mark, empty: "no curve: the capacity is unbounded" });
+  }
+  const tl = r.timeline;
+  chart($("c_sim_queue"), $("k_sim_queue"), [
+    { name: "waiting", x: tl.t_s, y: tl.waiting, color: C.weights },
+    { name: "running", x: tl.t_s, y: tl.running, color: C.compute },
+  ], { xlabel: "time (s)", ylabel: "requests", zeros: true, empty: "no timeline" });
+  chart($("c_sim_kv"), $("k_sim_kv"), [
+    { name: "KV memory used", x: tl.t_s, y: tl.kv_share.map((v) => (v === null ? null : v * 100)), color: C.kv },
+  ], { xlabel: "time (s)", ylabel: "% of the instance's KV memory", zeros: true, empty: "no timeline" });
+}
+
+async function runPlan() {
+  clearMarks();
+  const body = planningFields("plan");
+  if ((body.hardware || []).length > HW_MAX) {
+    planningError("plan", { detail: `choose at most ${HW_MAX} hardware, not ${body.hardware.length}`, field: "hardware" }, 400, "plan");
+    setPlanningState("plan", "error", "");
+    return;
+  }
+  if (uploaded) body.config = uploaded; else body.model = $("model").value;
+  body.engine = $("engine").value || "calibrated";
+  body.weight_dtype = $("weight_dtype").value;
+  body.kv_dtype = $("kv_dtype").value;
+  setPlanningState("plan", "busy", "Planning: searching and simulating fleets (a few seconds)…");
+  try {
+    const { res, data } = await postJson("/api/plan", body);
+    if (!res.ok) { planningError("plan", data, res.status, "plan"); setPlanningState("plan", "error", ""); return; }
+    drawPlan(data);
+    setPlanningState("plan", "done", "");
+  } catch (e) {
+    planningError("plan", String(e), 0, "plan");
+    setPlanningState("plan", "error", "");
+  }
+}
+
+function fleetText(b) {
+  if (b.disaggregated) {
+    const ps = b.prefill_split || {}, ds = b.decode_split || {};
+    return `${b.prefill_instances} prefill × ${ps.chips} (tp ${ps.tp} · pp ${ps.pp}) + ${b.decode_instances} decode × ${ds.chips} (tp ${ds.tp} · pp ${ds.pp})`;
+  }
+  return `${b.replicas} × ${b.instance_chips} chip${b.instance_chips > 1 ? "s" : ""} (tp ${b.tp} · pp ${b.pp} · ep ${b.ep})`;
+}
+
+function drawPlan(r) {
+  const out = $("plan_out");
+  out.hidden = false;
+  out.classList.remove("outdated", "failed");
+  const b = r.best, s = r.searched || {};
+  const searched = `searched ${s.instance_shapes} instance shapes, ${s.simulations} simulations, ${s.seconds === undefined ? "–" : s.seconds.toPrecision(2)} s`;
+  if (b) {
+    $("plan_head").innerHTML = `<b class="ok" id="plan_verdict">best plan</b> <span class="muted">${esc(searched)}</span>`;
+    const rows = [
+      ["hardware", b.hardware, "hardware"],
+      ["chips", fmtNum(b.chips), "chips"],
+      ["instances", fleetText(b), "replicas"],
+      ["disaggregated", b.disaggregated ? `yes: ${b.prefill_chips} prefill + ${b.decode_chips} decode chips` : "no", "disaggregated"],
+      ["cost", `${fmtUsd(b.usd_per_hour)} per hour`, "usd_per_hour"],
+      ["cost per million output tokens", fmtUsd(b.usd_per_million_output_tokens), "usd_per_million_output_tokens"],
+      ["TTFT p90", fmtTime(b.ttft_p90_s), "ttft_p90_s"],
+      ["TPOT p99", fmtTime(b.tpot_p99_s), "tpot_p99_s"],
+      ["capacity", `${fmtRate(b.capacity_rps)} requests/s`, "capacity_rps"],
+    ];
+    $("plan_best").innerHTML = rows.map(([k, v, key]) => `<tr><th>${k}</th><td data-key="${key}">${esc(v)}</td></tr>`).join("");
+  } else {
+    $("plan_head").innerHTML = `<b class="bad" id="plan_verdict">no fleet meets the targets</b> <span class="muted">${esc(searched)}</span>`;
+    $("plan_best").innerHTML = `<tr><th>why</th><td data-key="reason">${esc(r.reason || "–")}</td></tr>`;
+  }
+  const cands = r.candidates || [];
+  const meets = cands.filter((c) => c.meets_slo), misses = cands.filter((c) => !c.meets_slo);
+  const pts = (rows) => ({ x: rows.map((c) => c.usd_per_hour), y: rows.map((c) => (c.tpot_p99_s === null ? null : c.tpot_p99_s * 1e3)) });
+  const series = [
+    { name: "misses a target", ...pts(misses), color: C.dots, dots: true, r: 4, dotClass: "miss" },
+    { name: "meets both", ...pts(meets), color: C.engine, dots: true, r: 4, dotClass: "meets" },
+  ];
+  if (b) series.push({ name: "best", ...pts([b]), color: C.mark, dots: true, r: 6, dotClass: "best" });
+  chart($("c_plan"), $("k_plan"), series, { xlabel: "$ per hour", ylabel: "TPOT p99 (ms)", logx: true, logy: true, empty: "no fleet was simulated" });
+  $("plan_table").innerHTML = "<tr><th>hardware</th><th>chips</th><th>instances</th><th>$/hour</th><th>TTFT p90</th><th>TPOT p99</th><th>meets</th></tr>" +
+    cands.map((c) => "<tr>" + [esc(c.hardware), fmtNum(c.chips), esc(fleetText(c)), fmtUsd(c.usd_per_hour), fmtTime(c.ttft_p90_s), fmtTime(c.tpot_p99_s), c.meets_slo ? "yes" : "no"].map(cell).join("") + "</tr>").join("");
+}
+
 main();
