@@ -14,7 +14,7 @@ import pytest
 
 from llm_roofline.cli import main
 from llm_roofline.deployment import deployment
-from llm_roofline.errors import LlmRooflineError
+from llm_roofline.errors import LlmRooflineError, TimeLimitError
 from llm_roofline.plan import BEST_KEYS, SEEDS, plan
 from llm_roofline.simulate import disagg_pools, simulate
 from llm_roofline.workload import make_workload
@@ -342,3 +342,56 @@ def test_disaggregated_pools_may_use_shapes_that_fail_the_other_target():
         w = make_workload(requests=N, rate=10.0, input_len=I, output_len=O, seed=seed)
         s = simulate(dec, w, prefill_pool=pf, with_capacity=False, rate=10.0).summary
         assert s["ttft_p90_s"] <= 0.030 and s["tpot_p99_s"] <= 0.009, seed
+
+
+def test_time_limit_stops_a_long_search():
+    """A web request may search for a limited time: 200 requests of 2,048 output tokens at
+    0.5 requests/s are some 400,000 engine steps a draw, far beyond 0.05 s; the search stops
+    inside the simulator (it looks at the clock every 4,096 steps) and names `requests`."""
+    with pytest.raises(TimeLimitError) as exc:
+        _plan(
+            ["h100-sxm"], rate=0.5, input_len=128, output_len=2048, requests=200, time_limit_s=0.05
+        )
+    assert exc.value.field == "requests" and "0.05 s" in str(exc.value)
+
+
+def test_a_fleet_must_keep_up_with_the_rate_by_a_margin():
+    """At 50 requests/s of 512 → 128 tokens one MI300X's capacity is within a few percent of
+    the rate, and short runs of 500 requests do not show the queue growing; plan asks for 5%
+    of headroom over its capacity estimate, so its answer is stable by the simulator's own,
+    longer capacity run (`simulate`'s `stable`, 20 requests per client)."""
+    res = _plan(["mi300x"], rate=50.0, ttft_p90_s=0.5, tpot_p99_s=0.05, requests=500)
+    b = res.best
+    assert b is not None and b["capacity_rps"] >= 1.05 * 50.0
+    dep = deployment(MODEL, "mi300x", b["chips"], tp=b["tp"], pp=b["pp"], replicas=b["replicas"])
+    w = make_workload(requests=500, rate=50.0, input_len=I, output_len=O, seed=0)
+    assert simulate(dep, w, rate=50.0).summary["stable"] is True
+
+
+def test_hardware_named_twice_is_searched_once():
+    once = _plan(["h100-sxm"], rate=5.0, max_chips=4)
+    twice = _plan(["h100-sxm", "h100-sxm"], rate=5.0, max_chips=4)
+    assert twice.searched["instance_shapes"] == once.searched["instance_shapes"]
+    assert twice.best == once.best
+
+
+def test_moe_best_names_its_data_parallel_groups():
+    """Mixtral 8x7B on H100s may split an instance as tp 1 × ep n with the attention data
+    parallel over the chips: the best says so (`dp`), as the deployment built from it does."""
+    res = plan(
+        "mixtral-8x7b",
+        ["h100-sxm"],
+        rate=5.0,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=TTFT,
+        tpot_p99_s=TPOT,
+        max_chips=8,
+        requests=N,
+    )
+    b = res.best
+    assert b is not None
+    dep = deployment(
+        "mixtral-8x7b", "h100-sxm", b["instance_chips"], tp=b["tp"], pp=b["pp"], ep=b["ep"]
+    )
+    assert b["dp"] == dep.dp

@@ -343,6 +343,12 @@ def test_planning_view_simulates_the_deployment(server: str, browser: Any, tmp_p
     page.fill('#planning [name="rate"]', "10")
     page.fill('#planning [name="disagg"][data-for="sim"]', "one:two")
     assert _run(p, "sim") == "error" and "disagg" in p.text("#p_error")
+    # the server's message echoes what was typed: shown as text, never run as markup
+    page.fill('#planning [name="disagg"][data-for="sim"]', "<img src=x onerror=pwned=1>")
+    assert _run(p, "sim") == "error"
+    page.wait_for_timeout(100)
+    assert page.evaluate("() => window.pwned") is None
+    assert page.locator("#planning img").count() == 0
     page.fill('#planning [name="disagg"][data-for="sim"]', "")
     assert _run(p, "sim") == "done"
     assert p.text("#p_error") == "" and page.locator("#planning .bad_field").count() == 0

@@ -9,7 +9,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-__all__ = ["ConfigError", "InputError", "LlmRooflineError", "UnknownIdError", "closest_ids"]
+__all__ = [
+    "ConfigError",
+    "InputError",
+    "LlmRooflineError",
+    "TimeLimitError",
+    "UnknownIdError",
+    "closest_ids",
+]
 
 
 def closest_ids(given: str, known: Iterable[str], n: int = 3) -> list[str]:
@@ -65,3 +72,8 @@ class InputError(LlmRooflineError, ValueError):
     def __init__(self, message: str, field: str | None = None) -> None:
         self.field = field
         super().__init__(message)
+
+
+class TimeLimitError(InputError):
+    """A computation that ran past the time its caller allowed (a web request's search): the
+    request asked for too much work; `field` names what to ask less of."""

@@ -53,7 +53,7 @@ from . import units
 from .catalog import get_hardware, get_model
 from .deployment import Deployment, deployment, engine_name
 from .dtypes import get_dtype
-from .errors import InputError, LlmRooflineError, UnknownIdError
+from .errors import InputError, LlmRooflineError, TimeLimitError, UnknownIdError
 from .hardware import Chip
 from .model import ModelSpec
 from .optimize import powers, splits
@@ -82,6 +82,7 @@ BEST_KEYS = (
 SEEDS = 3  # a fleet meets the targets when it meets them on each of this many seeded draws
 MAX_INSTANCE_CHIPS = 64  # the largest instance tried (a rack's scale-up domain)
 CAPACITY_PER_CLIENT = 5  # requests per client in a capacity run (the verb's own uses 20)
+HEADROOM = 1.05  # a fleet keeps up with the rate when its capacity is this many times it
 PAIRS_PER_ROLE = 2  # disaggregated: the best shapes tried for each pool
 
 
@@ -107,7 +108,8 @@ class _Shape:
 
     def label(self) -> str:
         d = self.dep
-        return f"{d.chips} × {d.chip.id} (tp {d.tp} · pp {d.pp} · ep {d.ep})"
+        dp = f" · dp {d.dp}" if d.dp > 1 else ""
+        return f"{d.chips} × {d.chip.id} (tp {d.tp} · pp {d.pp} · ep {d.ep}{dp})"
 
 
 @dataclass
@@ -232,6 +234,7 @@ def _summary_row(
         "tp": dec.tp,
         "pp": dec.pp,
         "ep": dec.ep,
+        "dp": dec.dp,
         "disaggregated": shape_p is not None,
         "prefill_chips": chips_p,
         "decode_chips": chips_d if shape_p is not None else 0,
@@ -305,11 +308,15 @@ def plan(
     max_seqs: int = 256,
     max_batched_tokens: int = 8192,
     progress: Callable[[int, int], None] | None = None,
+    time_limit_s: float | None = None,
 ) -> PlanResult:
     """The search of the module docstring. `max_chips`: the most chips the whole fleet may
     use; `disagg`: "no" (aggregated only), "yes" (disaggregated only) or "auto" (both);
-    `requests`: how many each simulation serves (Poisson arrivals at `rate`, seeded)."""
+    `requests`: how many each simulation serves (Poisson arrivals at `rate`, seeded);
+    `time_limit_s`: stop with TimeLimitError (field `requests`) past this many seconds."""
     t0 = time.perf_counter()
+    if time_limit_s is not None:
+        _positive("time_limit_s", time_limit_s)
     _positive("rate", rate)
     _positive("input_len", input_len, integer=True)
     _positive("output_len", output_len, integer=True)
@@ -340,12 +347,17 @@ def plan(
         raise InputError("give at least one hardware id", field="hardware")
     spec = get_model(model)
     model_id = model if isinstance(model, str) else spec.name
-    chips = []
+    chips: list[Chip] = []
     for h in hardware:
         try:
             c = get_hardware(h.strip() if isinstance(h, str) else h)
         except LlmRooflineError as exc:
             raise InputError(str(exc), field="hardware") from None
+        same = [k for k in chips if k.id == c.id]
+        if same and same[0] != c:
+            raise InputError(f"two different chips are called {c.id!r}", field="hardware")
+        if same:
+            continue  # named twice: searched once
         if not c.price_usd_per_s > 0:
             raise InputError(
                 f"{c.id} has no price in the catalog; plan ranks fleets by cost (give a chip "
@@ -412,18 +424,27 @@ def plan(
         max_seqs,
         max_batched_tokens,
         progress,
+        None if time_limit_s is None else t0 + time_limit_s,
     )
     ok = [s for s in shapes if s.tpot_floor <= tpot_p99_s and s.ttft_floor <= ttft_p90_s]
     pre = [s for s in shapes if s.ttft_floor <= ttft_p90_s]  # may run prompts
     dec = [s for s in shapes if s.tpot_floor <= tpot_p99_s]  # may decode
-    if ok and disagg in ("auto", "no"):
-        search.aggregated(ok)
-    if pre and dec and disagg in ("auto", "yes"):
-        search.disaggregated(pre, dec)
-    best = search.best
-    if best is not None:
-        search.fill_capacity(best)
-    reason = None if best is not None else search.reason(shapes, pre, dec)
+    try:
+        if ok and disagg in ("auto", "no"):
+            search.aggregated(ok)
+        if pre and dec and disagg in ("auto", "yes"):
+            search.disaggregated(pre, dec)
+        best = search.best
+        if best is not None:
+            search.fill_capacity(best)
+    except TimeLimitError:
+        raise TimeLimitError(
+            f"the search ran past {time_limit_s:g} s ({search.simulations} simulations of "
+            f"{requests} requests done): fewer requests per simulation, shorter outputs, "
+            "fewer hardware choices or a smaller max_chips",
+            field="requests",
+        ) from None
+    reason = None if best is not None else search.reason(shapes, pre, dec, disagg)
     searched = {
         "instance_shapes": len(shapes),
         "within_bounds": len(
@@ -440,6 +461,7 @@ def plan(
 
 
 _EXTRA = (
+    "dp",
     "instance_chips",
     "prefill_instances",
     "decode_instances",
@@ -462,7 +484,9 @@ class _Search:
         max_seqs: int,
         budget: int,
         progress: Callable[[int, int], None] | None,
+        deadline: float | None = None,
     ) -> None:
+        self.deadline = deadline
         self.works = works
         self.work = works[0]
         self.rate = rate
@@ -511,7 +535,7 @@ class _Search:
         if key in self.runs:
             return self.runs[key]
         pf, dec = self._fleets(shape_p, shape_d, p, d)
-        worst: dict[str, Any] = {"ttft_p90_s": 0.0, "tpot_p99_s": 0.0}
+        worst: dict[str, Any] = {"ttft_p90_s": None, "tpot_p99_s": None}
         for work in self.works:  # the worst of the seeds; a miss ends it
             s = simulate(
                 dec,
@@ -523,12 +547,14 @@ class _Search:
                 cache=self.cache,
                 max_seqs=self.max_seqs,
                 max_batched_tokens=self.budget,
+                deadline=self.deadline,
             ).summary
             self.simulations += 1
             if self.progress is not None:  # lets a caller stop a long search between runs
                 self.progress(self.done, self.total)
             for k in ("ttft_p90_s", "tpot_p99_s"):
-                worst[k] = None if s[k] is None or worst[k] is None else max(worst[k], s[k])
+                seen = [v for v in (worst[k], s[k]) if v is not None]
+                worst[k] = max(seen) if seen else None
             if not _meets(worst["ttft_p90_s"], worst["tpot_p99_s"], self.ttft_s, self.tpot_s):
                 break
         row = _summary_row(
@@ -536,7 +562,7 @@ class _Search:
         )
         if row["meets_slo"] and shape_p is not None:
             row["capacity_rps"] = self._pair_capacity(shape_p, shape_d, p, d)
-            row["meets_slo"] = row["capacity_rps"] > self.rate
+            row["meets_slo"] = row["capacity_rps"] >= HEADROOM * self.rate
         self.runs[key] = row
         self.rows.append(row)
         self.pools[id(row)] = (shape_p, shape_d, p, d)
@@ -556,6 +582,7 @@ class _Search:
                 max_seqs=self.max_seqs,
                 max_batched_tokens=self.budget,
                 per_client=CAPACITY_PER_CLIENT,
+                deadline=self.deadline,
             )
         return self.capacity[key]
 
@@ -594,6 +621,7 @@ class _Search:
                 max_seqs=self.max_seqs,
                 max_batched_tokens=self.budget,
                 per_client=CAPACITY_PER_CLIENT,
+                deadline=self.deadline,
             )
         return self.capacity[key]
 
@@ -601,7 +629,7 @@ class _Search:
         """The fewest replicas of `s` meeting both targets (or none within the chips and the
         cheapest plan so far)."""
         cap1 = self._instance_capacity(s)
-        r = max(r_lb, math.floor(self.rate / cap1) + 1)
+        r = max(r_lb, math.floor(HEADROOM * self.rate / cap1) + 1)
         if not self._within(r * s.chips, r * s.price_s):
             return
         failed = r - 1
@@ -616,7 +644,7 @@ class _Search:
                 return
         while r - failed > 1:  # bisect back: r meets, failed does not (or is below the bound)
             mid = (r + failed) // 2
-            if mid < r_lb or mid * cap1 <= self.rate:
+            if mid < r_lb or mid * cap1 < HEADROOM * self.rate:
                 failed = mid
             elif self._run(None, s, 0, mid)["meets_slo"]:
                 r = mid
@@ -715,7 +743,9 @@ class _Search:
         else:
             best["capacity_rps"] = self._pair_capacity(shape_p, shape_d, p, d)
 
-    def reason(self, shapes: list[_Shape], pre: list[_Shape], dec: list[_Shape]) -> str:
+    def reason(
+        self, shapes: list[_Shape], pre: list[_Shape], dec: list[_Shape], disagg: str
+    ) -> str:
         """Why nothing met the targets: the binding target and the best value reachable."""
         ms = units.ms
         chips = f"{self.max_chips} chip" + ("s" if self.max_chips > 1 else "")
@@ -744,9 +774,15 @@ class _Search:
                     f"chips: the rate of {self.rate:g} requests/s needs more than {chips}: the "
                     f"smallest fleet the search asked for had {min(self.too_big)}"
                 )
+            if disagg == "no":
+                return (
+                    "no instance meets both targets on its own (the fastest decoders are too "
+                    "slow to a first token); prefill and decode on separate pools were not "
+                    "searched (disagg no)"
+                )
             return (
-                "no instance meets both targets on its own, and prefill and decode on separate "
-                "pools were not searched (--disagg no)"
+                "no instance meets both targets on its own, and no chip has both an instance "
+                "fast enough to a first token and one fast enough per token for separate pools"
             )
 
         def miss(r: dict[str, Any]) -> float:

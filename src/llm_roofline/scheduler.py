@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import TimeLimitError
 from .steptable import StepTable
 from .workload import Workload
 
@@ -101,12 +103,15 @@ def run(
     router: str,
     timeline_points: int,
     stagger_s: float = 0.0,
+    deadline: float | None = None,
 ) -> dict[str, Any]:
     """Serve every request of `work` on `pools` (one `mixed` pool, or a `prefill` pool then a
     `decode` pool); per-request times and what the loop counted. A closed loop's clients send
     their first requests `stagger_s` apart. The timeline is the last pool's first instance,
     one point per step: its end time, the requests waiting (as the step began: those arriving
-    during the step are routed after it), those running and the share of KV memory in use."""
+    during the step are routed after it), those running and the share of KV memory in use.
+    `deadline`: a `time.perf_counter()` value past which the run stops with TimeLimitError
+    (checked every 4,096 steps)."""
     n = len(inp)
     state = [WAITING] * n
     epoch = [0] * n
@@ -297,6 +302,8 @@ def run(
         ins.k += 1
         ins.kv += n_d
         steps += 1
+        if deadline is not None and not steps & 4095 and time.perf_counter() > deadline:
+            raise TimeLimitError("the simulation ran past the time allowed", field="requests")
         t = ins.t
         # 4. decoders that reached their length, then prompts that completed
         fin = ins.finish

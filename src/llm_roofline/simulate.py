@@ -240,13 +240,15 @@ def simulate(
     rate: float | None = None,
     prefill_pool: Deployment | None = None,
     cache: dict[Any, Any] | None = None,
+    deadline: float | None = None,
 ) -> SimResult:
     """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys. `rate`:
     the rate the open loop was drawn at (stability is judged on it; without it, on the
     arrivals' own rate when there are at least 100 of them). With `prefill_pool`, serving is
     disaggregated: prompts on its instances, decoding on `dep`'s (`disagg_pools` builds both
     from one deployment). `cache`: a dict the caller keeps between runs of the same instances
-    (any replica count), so that their step tables are built once (`plan` does)."""
+    (any replica count), so that their step tables are built once (`plan` does). `deadline`:
+    a `time.perf_counter()` value past which the run stops (TimeLimitError)."""
     if router not in ROUTERS:
         raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
     for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
@@ -271,7 +273,7 @@ def simulate(
             field="input_len",
         )
     pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
-    res = scheduler.run(pools, work, inp, out, router, timeline_points)
+    res = scheduler.run(pools, work, inp, out, router, timeline_points, deadline=deadline)
     ttft, tpot, e2e = res["ttft"], res["tpot"], res["e2e"]
     span = res["span"]
     n = work.requests
@@ -294,6 +296,7 @@ def simulate(
             max_batched_tokens=max_batched_tokens,
             prefill_pool=prefill_pool,
             pools=pools,
+            deadline=deadline,
         )
         if with_capacity
         else None
@@ -365,13 +368,14 @@ def capacity_rps(
     pools: list[scheduler.Pool] | None = None,
     cache: dict[Any, Any] | None = None,
     per_client: int = 20,
+    deadline: float | None = None,
 ) -> float:
     """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
     lengths: a closed loop keeping every sequence slot full, its completions per second over
     the middle 60% of them. Disaggregated, a quarter more clients than decode slots, so that
     the slots stay full while some requests are in their prompts or in transit. `pools`:
     the run's own, reused; `cache` as `simulate`'s; `per_client`: requests per client served
-    (at least 4,000 in all)."""
+    (at least 4,000 in all); `deadline` as `simulate`'s."""
     clients = max_seqs * dep.replicas
     if prefill_pool is not None:
         clients += -(-clients // 4)
@@ -389,7 +393,7 @@ def capacity_rps(
     if pools is None:
         pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
     stagger = _stagger(loop, pools[-1].table, dep.replicas, max_seqs)
-    res = scheduler.run(pools, loop, inp, out, "least-loaded", 0, stagger)
+    res = scheduler.run(pools, loop, inp, out, "least-loaded", 0, stagger, deadline)
     done = np.sort(res["finish"])
     a, b = done[int(0.2 * n)], done[int(0.8 * n)]
     return float((int(0.8 * n) - int(0.2 * n)) / (b - a)) if b > a else float("inf")

@@ -28,9 +28,10 @@ def _fleet(r: dict[str, Any]) -> str:
             f"{ps['chips']} (tp {ps['tp']} · pp {ps['pp']}) + {r['decode_instances']} decode "
             f"instance(s) of {ds['chips']} (tp {ds['tp']} · pp {ds['pp']})"
         )
+    dp = f" · dp {r['dp']}" if r.get("dp", 1) > 1 else ""
     return (
         f"{r['chips']} × {r['hardware']}: {r['replicas']} instance(s) of "
-        f"{r['instance_chips']} (tp {r['tp']} · pp {r['pp']} · ep {r['ep']})"
+        f"{r['instance_chips']} (tp {r['tp']} · pp {r['pp']} · ep {r['ep']}{dp})"
     )
 
 
@@ -42,8 +43,10 @@ def _shape(r: dict[str, Any]) -> str:
             f"P {r['prefill_instances']} × tp {ps['tp']} pp {ps['pp']} + "
             f"D {r['decode_instances']} × tp {ds['tp']} pp {ds['pp']}"
         )
-    return f"{r['replicas']} × tp {r['tp']} pp {r['pp']}" + (
-        f" ep {r['ep']}" if r["ep"] > 1 else ""
+    return (
+        f"{r['replicas']} × tp {r['tp']} pp {r['pp']}"
+        + (f" ep {r['ep']}" if r["ep"] > 1 else "")
+        + (f" dp {r['dp']}" if r.get("dp", 1) > 1 else "")
     )
 
 

@@ -289,6 +289,12 @@ def simulate(req: SimulateRequest) -> dict[str, Any]:
         max_context=dep.model.max_context,
         seed=req.seed,
     )
+    if req.max_batched_tokens < req.max_seqs:  # before the work cap, which divides by it
+        raise InputError(
+            f"max_batched_tokens ({req.max_batched_tokens}) must be at least max_seqs "
+            f"({req.max_seqs}): every sequence in flight decodes a token each step",
+            field="max_batched_tokens",
+        )
     per_point = _curve_requests(req, dep, pf)
     server: dict[str, Any] = {
         "max_seqs": req.max_seqs,
@@ -357,23 +363,10 @@ def plan(req: PlanRequest) -> dict[str, Any]:
     both, with `reason` saying which target binds), the frontier of the fleets simulated
     (`candidates`) and what the search did. Models and chips are catalog ids or the body's
     own config: the server reads no file."""
-    import time
-
     from ..plan import plan as search
 
     chips = [get_hardware(h, files=False) for h in req.hardware]  # catalog ids only
     model = _plan_model(req)
-    t0 = time.perf_counter()
-
-    def deadline(done: int, total: int) -> None:
-        if time.perf_counter() - t0 > PLAN_SECONDS:
-            raise InputError(
-                f"the search ran past {PLAN_SECONDS:g} s ({done} of its {total} instance "
-                "shapes and pairs tried), the most one web request may take: a smaller "
-                "max_chips, fewer hardware choices, a lower rate, or `llm-roofline plan`",
-                field="max_chips",
-            )
-
     res = search(
         model,
         chips,
@@ -392,7 +385,7 @@ def plan(req: PlanRequest) -> dict[str, Any]:
         seed=req.seed,
         max_seqs=req.max_seqs,
         max_batched_tokens=req.max_batched_tokens,
-        progress=deadline,
+        time_limit_s=PLAN_SECONDS,
     )
     body: dict[str, Any] = _json(res.as_dict())
     return body

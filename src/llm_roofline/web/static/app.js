@@ -187,7 +187,7 @@ function drawChart(svg, legend, series, opts) {
     for (const y of [s.y[i], s.y2 ? s.y2[i] : null]) if (ok(y) && ok(s.x[i])) { xs.push(s.x[i]); ys.push(y); }
   }
   legend.innerHTML = series.map((s) => `<span><i style="background:${s.color};opacity:${s.band ? 0.35 : 1};height:${s.band ? 8 : s.dots ? 5 : Math.max(2, s.width || 1.5)}px${s.dash ? ";background:repeating-linear-gradient(90deg," + s.color + " 0 4px,transparent 4px 7px)" : ""}"></i>${s.name}</span>`).join("");
-  if (!xs.length) { svg.innerHTML = `<text x="${W / 2}" y="${H / 2}" text-anchor="middle">${opts.empty || "nothing to draw"}</text>`; return; }
+  if (!xs.length) { svg.innerHTML = `<text x="${W / 2}" y="${H / 2}" text-anchor="middle">${esc(opts.empty || "nothing to draw")}</text>`; return; }
   const lx = opts.logx, ly = opts.logy;
   const tx = (v) => lx ? Math.log10(v) : v, ty = (v) => ly ? Math.log10(v) : v;
   let x0 = Math.min(...xs.map(tx)), x1 = Math.max(...xs.map(tx));
@@ -622,7 +622,8 @@ function fleetText(b) {
     const ps = b.prefill_split || {}, ds = b.decode_split || {};
     return `${b.prefill_instances} prefill × ${ps.chips} (tp ${ps.tp} · pp ${ps.pp}) + ${b.decode_instances} decode × ${ds.chips} (tp ${ds.tp} · pp ${ds.pp})`;
   }
-  return `${b.replicas} × ${b.instance_chips} chip${b.instance_chips > 1 ? "s" : ""} (tp ${b.tp} · pp ${b.pp} · ep ${b.ep})`;
+  const dp = b.dp > 1 ? ` · dp ${b.dp}` : "";
+  return `${b.replicas} × ${b.instance_chips} chip${b.instance_chips > 1 ? "s" : ""} (tp ${b.tp} · pp ${b.pp} · ep ${b.ep}${dp})`;
 }
 
 function drawPlan(r) {
