@@ -70,6 +70,16 @@ def aggregated():
     return _plan(["h100-sxm", "a100-80gb"], disagg="no")
 
 
+def test_best_keys_are_the_contract():
+    """The keys of `best` as the contract for `plan` lists them (docs/planning.md, "What plan
+    does"): other programs read them, and the web and CLI tests check against this list."""
+    contract = (
+        "hardware, chips, replicas, tp, pp, ep, disaggregated, prefill_chips, decode_chips, "
+        "usd_per_hour, usd_per_million_output_tokens, ttft_p90_s, tpot_p99_s, capacity_rps"
+    )
+    assert BEST_KEYS == tuple(contract.split(", "))
+
+
 def test_best_has_the_contract_and_meets_the_targets_when_resimulated(aggregated):
     b = aggregated.best
     assert b is not None and set(BEST_KEYS) <= set(b) and aggregated.reason is None
