@@ -311,7 +311,7 @@ def _shoot(p: Page, name: str, tmp_path: Path) -> None:
 
 
 def test_planning_view_simulates_the_deployment(server: str, browser: Any, tmp_path: Path) -> None:
-    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
+    p = Page(browser, server + "/?view=planning&model=llama-3.1-8b&hardware=h100-sxm&batch=4")
     page = p.page
     for name, value in (("rate", "10"), ("requests", "300"), ("input_len", "512")):
         page.fill(f'#planning [name="{name}"]', value)
@@ -369,7 +369,7 @@ def test_planning_view_simulates_the_deployment(server: str, browser: Any, tmp_p
 
 
 def test_planning_view_plans_a_fleet(server: str, browser: Any, tmp_path: Path) -> None:
-    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=4")
+    p = Page(browser, server + "/?view=planning&model=llama-3.1-8b&hardware=h100-sxm&batch=4")
     page = p.page
     for name, value in (
         ("rate", "10"),

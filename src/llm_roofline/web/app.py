@@ -20,6 +20,8 @@ from fastapi.responses import JSONResponse, Response
 from .. import __version__
 from ..errors import LlmRooflineError
 from .routes import api, page
+from .routes_economics import api_economics
+from .routes_whatif import api_whatif
 
 __all__ = ["MAX_BODY", "create_app"]
 
@@ -63,4 +65,6 @@ def create_app() -> FastAPI:
     app.exception_handler(RequestValidationError)(bad_request)
     app.include_router(page)
     app.include_router(api)
+    app.include_router(api_economics)
+    app.include_router(api_whatif)
     return app

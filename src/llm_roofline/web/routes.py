@@ -37,7 +37,14 @@ page = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api")
 
 _STATIC = resources.files("llm_roofline").joinpath("web/static")
-_ASSETS = {"app.js": "text/javascript", "style.css": "text/css"}
+# the page's own files; each view of the page has its script (common.js first: the shared parts)
+_ASSETS = {
+    "app.js": "text/javascript",
+    "common.js": "text/javascript",
+    "economics.js": "text/javascript",
+    "whatif.js": "text/javascript",
+    "style.css": "text/css",
+}
 
 
 @page.get("/")
@@ -50,6 +57,13 @@ async def asset(name: str) -> Response:
     if name not in _ASSETS:
         return JSONResponse({"detail": "no such asset", "field": "name"}, status_code=404)
     return FileResponse(str(_STATIC.joinpath(name)), media_type=_ASSETS[name])
+
+
+@page.get("/static/vendor/plotly.min.js")
+async def plotly_js() -> FileResponse:
+    """plotly.js as the `plotly` package ships it (the page's charts; nothing from a CDN)."""
+    path = resources.files("plotly").joinpath("package_data/plotly.min.js")
+    return FileResponse(str(path), media_type="text/javascript")
 
 
 @api.get("/models")

@@ -138,7 +138,9 @@ function readUrl() {
   if (edited) $("chip_editor").open = true;
 }
 function writeUrl() {
-  const q = new URLSearchParams();
+  // the other views' keys stay; this view's are rewritten
+  const q = new URLSearchParams(location.search);
+  for (const k of [...q.keys()]) if (FIELDS.includes(k) || SPLIT.includes(k) || k === "pad_heads" || k.startsWith("chip.")) q.delete(k);
   for (const f of FIELDS) q.set(f, $(f).value);
   for (const f of SPLIT) if ($(f).value !== "") q.set(f, $(f).value);
   if ($("pad_heads").checked) q.set("pad_heads", "1");
@@ -378,6 +380,7 @@ async function update() {
       $("error").textContent = "";
       document.body.classList.remove("stale");
       draw(data);
+      LR.fireDeployment(requestBody());
       document.body.dataset.ready = String(Date.now());
     }
   } catch (e) {
@@ -413,6 +416,9 @@ async function main() {
   })), def ? def.id : "calibrated");
   buildChipEditor();
   initPlanning(hardware);
+  LR.deployment = requestBody;
+  for (const a of document.querySelectorAll("nav#views a")) a.addEventListener("click", (ev) => { ev.preventDefault(); LR.showView(a.dataset.view); });
+  LR.showView(LR.view());
   readUrl();
   for (const f of [...FIELDS, ...SPLIT, "pad_heads"]) { $(f).addEventListener("input", later); $(f).addEventListener("change", later); }
   $("hardware").addEventListener("change", () => { resetChip(); later(); });
