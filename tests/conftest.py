@@ -13,6 +13,9 @@ import pytest
 
 from llm_roofline import Chip, ModelSpec, spec_from_config
 
+# the browser tests' server, browser and page (tests/web_page.py)
+pytest_plugins = ["tests.web_page"]
+
 
 def llama_like(**over: Any) -> dict[str, Any]:
     """A small Llama-style config.json (gated MLP, GQA, untied embeddings)."""
