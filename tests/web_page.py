@@ -104,3 +104,15 @@ class Page:
     def close(self) -> None:
         assert not self.errors, self.errors
         self.page.close()
+
+
+def shoot(page: Any, selector: str, name: str, tmp_path: Path) -> Path:
+    """A screenshot of one element: into docs/figures/NAME under `make screenshot` (which sets
+    LLM_ROOFLINE_SCREENSHOT to a file in that folder), else into the test's tmp_path."""
+    import os
+
+    folder = os.environ.get("LLM_ROOFLINE_SCREENSHOT")
+    shot = Path(folder).parent / name if folder else tmp_path / name
+    page.locator(selector).screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000, f"{name}: a blank screenshot"
+    return shot
