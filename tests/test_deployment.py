@@ -313,13 +313,17 @@ def test_a_chip_of_your_own_goes_wherever_a_catalog_id_goes(tmp_path: Path) -> N
 
 def test_report_says_what_does_not_fit_for_the_split_given() -> None:
     # tp 1, pp 1 on 8 H100 = 8 data-parallel copies: every chip holds all 70.6e9 bf16
-    # parameters = 141 GB > 85.5 GB. The message blames the weights with that figure.
+    # parameters = 141 GB > 85.5 GB. The message blames the weights with that figure, and
+    # says the same 8 chips hold them split tp 8 (141.1 / 8 = 17.6 GB a chip).
     d = deployment("llama-3.1-70b", "h100-sxm", 8, tp=1, pp=1, ep=1, replicas=1)
     rep = decode_report(d, context_len=4096)
     assert rep.max_batch == 0
     w = d.model.params_stored * 2 / 1e9
     assert math.isclose(rep.weights_per_chip_bytes / 1e9, w, rel_tol=1e-9)
     assert f"weights {w:,.1f} GB" in rep.fit_message
+    assert "the weights alone exceed a chip; try 8 chips (tp 8 · pp 1 · 1 replica)" in (
+        rep.fit_message
+    )
 
 
 def test_sweep_over_chips_splits_each_count_by_the_rule() -> None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 import llm_roofline as lr
 from llm_roofline import ConfigError, spec_from_config
+from llm_roofline.errors import UnknownModelTypeWarning
+from llm_roofline.hf_config import KNOWN_MODEL_TYPES
 
-from .conftest import llama_like
+from .conftest import llama_like, run_cli
 
 
 def test_explicit_head_dim_is_used_not_derived() -> None:
@@ -248,9 +251,79 @@ def test_missing_field_is_named(field: str, aliases_word: str) -> None:
     assert aliases_word in str(exc.value)
 
 
-def test_unknown_model_type_lists_known() -> None:
-    with pytest.raises(ConfigError, match=r"unknown model_type 'martian'.*llama"):
-        spec_from_config(llama_like(model_type="martian"))
+def _read_recording(cfg: dict[str, object]) -> tuple[lr.ModelSpec, list[str]]:
+    """The spec a config reads as, and the library warnings reading it gave (each one)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec = spec_from_config(cfg)
+    return spec, [str(w.message) for w in caught if issubclass(w.category, UnknownModelTypeWarning)]
+
+
+def test_unknown_model_type_with_standard_fields_is_read_with_one_warning() -> None:
+    # The same fields under a type the table does not know read as the Llama layout: the same
+    # parameters as model_type "llama" (4 layers x (q, o 1024 x 1024; k, v 1024 x 256; MLP
+    # 3 x 1024 x 4096; two norms 1024) + embedding and head 2 x 1000 x 1024 + final norm 1024)
+    known = spec_from_config(llama_like())
+    spec, notes = _read_recording(llama_like(model_type="martian"))
+    by_hand = 4 * (2 * 1024 * 1024 + 2 * 1024 * 256 + 3 * 1024 * 4096 + 2 * 1024)
+    by_hand += 2 * 1000 * 1024 + 1024
+    assert spec.params_stored == known.params_stored == by_hand
+    assert spec.model_type == "martian"
+    assert len(notes) == 1
+    note = notes[0]
+    assert f"model_type 'martian' is not one of the {len(KNOWN_MODEL_TYPES)} known" in note
+    # it names the fields it relied on, and only fields the config has
+    for field in ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                  "num_key_value_heads", "intermediate_size", "vocab_size"):  # fmt: skip
+        assert field in note, field
+    assert "head_dim" not in note and "sliding_window" not in note
+    assert "\n" not in note
+
+
+def test_known_model_type_gives_no_warning() -> None:
+    _, notes = _read_recording(llama_like())
+    assert notes == []
+
+
+def test_misspelt_model_type_names_the_closest_known() -> None:
+    _, notes = _read_recording(llama_like(model_type="llamma"))
+    assert len(notes) == 1 and "closest: llama" in notes[0]
+
+
+@pytest.mark.parametrize("field", ["num_hidden_layers", "hidden_size", "intermediate_size"])
+def test_unknown_model_type_lacking_a_needed_field_is_refused(field: str) -> None:
+    cfg = llama_like(model_type="martian")
+    del cfg[field]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ConfigError) as exc:
+            spec_from_config(cfg)
+    assert exc.value.field == field and f"missing field {field!r}" in str(exc.value)
+    assert not [w for w in caught if issubclass(w.category, UnknownModelTypeWarning)]
+
+
+OLMO2 = Path(__file__).parent / "data" / "configs" / "olmo2-7b.json"
+
+
+def test_olmo2_config_reads_with_a_warning_and_the_published_count() -> None:
+    # allenai/OLMo-2-1124-7B's config.json (source in tests/data/configs/README.md); model_type
+    # "olmo2" is not in the table. By hand from its fields (MHA: 32 KV heads of 128):
+    # per layer attention 4 x 4096 x 4096 = 67,108,864; MLP 3 x 4096 x 11008 = 135,266,304;
+    # two RMSNorm weights 8,192 -> 202,383,360; x 32 layers = 6,476,267,520; untied embedding
+    # and LM head 2 x 100,352 x 4096 = 822,083,584; final norm 4,096: 7,298,355,200.
+    spec, notes = _read_recording(lr.load_config(OLMO2))
+    assert spec.params_stored == 7_298_355_200
+    assert len(notes) == 1 and "model_type 'olmo2'" in notes[0]
+    # Published: the checkpoint's six float32 shards (torch_dtype "float32") are 4.95 + 4.99 +
+    # 4.92 + 4.86 + 4.86 + 4.61 = 29.19 GB (https://huggingface.co/allenai/OLMo-2-1124-7B/tree/
+    # 7df9a82518afdecae4e8c026b27adccc8c1f0032), 29.19e9 / 4 B = 7.2975e9 parameters; Hugging
+    # Face shows it as "7.3B params". Each shard size is rounded to 0.01 GB, so the sum is
+    # known to +-0.03 GB (+-0.1%); the reading leaves out OLMo 2's q/k RMSNorm weights (2 x
+    # 4096 x 32 = 262,144, 0.004%). Tolerance 0.2%: twice the rounding.
+    assert spec.params_stored == pytest.approx(29.19e9 / 4, rel=2e-3)
+    assert round(spec.params_stored / 1e9, 1) == 7.3
+    # 32 layers x 2 x 32 KV heads x 128 = 262,144 KV elements per token (MHA)
+    assert spec.kv_elements_per_token == 262_144 and spec.max_context == 4096
 
 
 def test_missing_model_type() -> None:
@@ -347,3 +420,29 @@ def test_malformed_fields_are_config_errors(over: dict[str, object], field: str)
 def test_zero_experts_means_dense() -> None:
     spec = spec_from_config(llama_like(num_experts=0))
     assert not spec.is_moe
+
+
+def test_cli_prints_the_warning_as_one_line(tmp_path: Path) -> None:
+    run = run_cli("report", "--model", str(OLMO2), "--hardware", "h100-sxm", "--json")
+    assert run.code == 0, run.err
+    assert len(run.err_lines) == 1, run.err
+    assert run.err_lines[0].startswith("llm-roofline: warning: model_type 'olmo2' is not one")
+    assert run.json()["model"] == "olmo2-7b"
+    # lacking a field the roofline needs: refused, one line naming it, no warning
+    cfg = json.loads(OLMO2.read_text(encoding="utf-8"))
+    del cfg["num_hidden_layers"]
+    bad = tmp_path / "no-layers.json"
+    bad.write_text(json.dumps(cfg), encoding="utf-8")
+    run = run_cli("report", "--model", str(bad), "--hardware", "h100-sxm")
+    assert run.code == 2 and run.out == ""
+    assert run.err_lines == [
+        f"llm-roofline: error: {bad}: missing field 'num_hidden_layers' (number of layers; "
+        "also accepted: n_layer, num_layers, n_layers)"
+    ]
+
+
+def test_catalog_md_quotes_the_current_warning() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "catalog.md").read_text("utf-8")
+    _, notes = _read_recording(lr.load_config(OLMO2))
+    assert f"\nllm-roofline: warning: {notes[0]}\n" in doc
+    assert f"The table knows {len(KNOWN_MODEL_TYPES)} `model_type`s" in doc

@@ -5,6 +5,7 @@ closed loops, replicas, preemption; its step-time table against direct engine ca
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -190,6 +191,24 @@ def test_budget_below_sequences_refused(dep8b):
     with pytest.raises(InputError) as e:
         simulate(dep8b, _spaced(2, 1.0), max_seqs=256, max_batched_tokens=128)
     assert e.value.field == "max_batched_tokens"
+
+
+def test_a_request_too_long_for_an_instance_says_what_would_fit():
+    """Llama 3.1 8B in bf16 on one 24 GB RTX 4090: 16.1 GB of weights leave under 8 GB, and
+    a token's KV cache is 2 (K, V) × 32 layers × 8 KV heads × 128 × 2 bytes = 131,072 bytes,
+    so a 120,000-token request (15.7 GB) cannot fit; the error names the field and says what
+    would (a largest context under 8e9 / 131,072 = 61,035 tokens, and another KV type)."""
+    dep = deployment("llama-3.1-8b", "rtx-4090", 1)
+    w = make_workload(requests=2, rate=1, input_len=120_000, output_len=100, seed=1)
+    with pytest.raises(InputError) as e:
+        simulate(dep, w, rate=1.0)
+    msg = str(e.value)
+    assert e.value.field == "input_len"
+    assert "KV cache" in msg and "--kv-dtype" in msg, msg
+    found = re.search(r"the largest context that fits at batch 1 is ([\d,]+)", msg)
+    assert found, msg
+    largest = int(found.group(1).replace(",", ""))
+    assert 30_000 < largest < 8e9 / 131_072, largest
 
 
 def test_times_far_from_zero_keep_their_precision(dep8b):

@@ -17,10 +17,11 @@ from numpy.typing import ArrayLike
 from .deployment import Deployment
 from .dtypes import get_dtype
 from .errors import ConfigError, InputError
+from .fit_advice import fit_advice
 from .hardware import Chip
 from .roofline import as_system
 from .token_costs import check_context, deployment_price, prefill_time
-from .units import GB, giga, year
+from .units import giga, year
 
 __all__ = ["Tier", "cache_costs", "load_tiers"]
 
@@ -103,9 +104,10 @@ def cache_costs(dep: Deployment, *, context_len: int, hold_s: ArrayLike) -> dict
     one device (a DIMM, a drive, a disk) that the whole instance waits on. Each tier's
     `devices` and `bandwidth` say which was used.
 
-    Fit: the weights and this one sequence's KV cache, per chip (the deployment's split),
-    against a chip's memory. When they do not fit, `fits` is False and `warning` says by how
-    much (otherwise None); the costs are computed all the same.
+    Fit: the weights, this one sequence's KV cache and its activations, per chip (the
+    deployment's split), against a chip's memory (`fit_advice`). When they do not fit, `fits`
+    is False and `warning` is `fit_advice`'s line: which part overflows and what would fit
+    (otherwise None); the costs are computed all the same.
     """
     spec = dep.model
     S = check_context(context_len)
@@ -114,16 +116,13 @@ def cache_costs(dep: Deployment, *, context_len: int, hold_s: ArrayLike) -> dict
         raise InputError("hold times must be zero or positive", field="hold_s")
     n = dep.instance_chips
     nbytes = float(spec.kv_elements_per_sequence(S)) * get_dtype(dep.kv_dtype).bytes
-    mem = dep.memory(1, S)
-    weights_pc, kv_pc = float(mem.weights.flat[0]), float(mem.kv.flat[0])
-    fits = weights_pc + kv_pc <= mem.capacity
+    fit = fit_advice(dep, S, 1)
+    weights_pc, kv_pc, fits = fit.weights, fit.kv, fit.fits
     warning = None
     if not fits:
         warning = (
             f"{spec.name} does not fit on {dep.chips} × {dep.chip.id} ({dep.split_text()}): "
-            f"weights {weights_pc / GB:,.1f} GB + KV cache {kv_pc / GB:,.1f} GB = "
-            f"{(weights_pc + kv_pc) / GB:,.1f} GB per chip, {mem.capacity / GB:,.1f} GB "
-            f"per chip available (costs computed as if it did)"
+            f"{fit.message} (costs computed as if it did)"
         )
     price = deployment_price(dep) / dep.replicas  # one instance's chips
     t_pre, prompts = prefill_time(dep, S)
@@ -136,7 +135,7 @@ def cache_costs(dep: Deployment, *, context_len: int, hold_s: ArrayLike) -> dict
         "chips": n,
         "weights_bytes_per_chip": weights_pc,
         "kv_bytes_per_chip": kv_pc,
-        "capacity_bytes_per_chip": float(mem.capacity),
+        "capacity_bytes_per_chip": fit.capacity,
         "fits": bool(fits),
         "warning": warning,
         "recompute_usd": recompute,

@@ -1,7 +1,9 @@
 """Typed errors: every bad input a user can give raises one of these, with one clear line.
 
 The command line turns them into exit code 2 and that line; nothing else is ever shown to a user
-as a traceback.
+as a traceback. Warnings (`LlmRooflineWarning`: the input was read, with an assumption the user
+should check) go through Python's `warnings`; the command line prints each as one line
+`llm-roofline: warning: ...` and the API returns them in a `warnings` list.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ __all__ = [
     "ConfigError",
     "InputError",
     "LlmRooflineError",
+    "LlmRooflineWarning",
     "TimeLimitError",
     "UnknownIdError",
+    "UnknownModelTypeWarning",
     "closest_ids",
 ]
 
@@ -77,3 +81,13 @@ class InputError(LlmRooflineError, ValueError):
 class TimeLimitError(InputError):
     """A computation that ran past the time its caller allowed (a web request's search): the
     request asked for too much work; `field` names what to ask less of."""
+
+
+class LlmRooflineWarning(UserWarning):
+    """Base class of every warning the library gives on purpose: the input was read, under an
+    assumption the message names."""
+
+
+class UnknownModelTypeWarning(LlmRooflineWarning):
+    """A config.json whose `model_type` is not in the architecture table, read as a Llama-style
+    decoder from its standard fields (the message names the fields it relied on)."""

@@ -6,20 +6,24 @@ Facts a config does not state (is the MLP gated? are attention and FFN side by s
 layers slide?) come from the architecture table `_ARCH` keyed by `model_type`, never from
 guessing at ratios; the part functions below (attention, feed-forward, layer groups, norms)
 read the table's fields and hold no per-architecture branches. A config whose `model_type` is
-not in the table is refused with the list of known types rather than read wrongly. The rules,
-in order, are in docs/design.md ("Reading config.json").
+not in the table is read as a Llama-style decoder (`_GENERIC`: gated MLP, RMSNorm, no biases,
+untied embeddings unless the config says otherwise) from the same fields, with one
+`UnknownModelTypeWarning` naming the fields it relied on; only a config that lacks a field the
+roofline needs is refused, naming that field. The rules, in order, are in docs/design.md
+("Reading config.json").
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .hf_fields import flag, int_field, opt_int
+from .errors import ConfigError, UnknownModelTypeWarning, closest_ids
+from .hf_fields import Noted, flag, int_field, opt_int
 from .hf_layers import WindowRule, groups, layer_windows, moe_layers
 from .hf_vision import vision_params
 from .model import FFN, Attention, ModelSpec
@@ -113,6 +117,13 @@ _ARCH: dict[str, _Arch] = {
 
 KNOWN_MODEL_TYPES = tuple(sorted(_ARCH))
 
+# An unknown model_type: the layout most decoders since Llama share (what `_Arch()` says).
+_GENERIC = _Arch()
+_GENERIC_TEXT = (
+    "a Llama-style decoder (gated MLP, RMSNorm, no biases unless the config sets attention_bias"
+    " or mlp_bias, untied embeddings unless tie_word_embeddings)"
+)
+
 # Aliases, first match wins.
 _HIDDEN = ("hidden_size", "n_embd", "d_model", "dim")
 _LAYERS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers")
@@ -156,20 +167,27 @@ def _text_part(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     return dict(cfg), top_type
 
 
-def _arch(mt: str, src: str) -> _Arch:
-    """The table's entry for `model_type`; a missing or unknown type is refused."""
+def _arch(mt: str, src: str) -> _Arch | None:
+    """The table's entry for `model_type`, None for a type it does not know; a config without
+    one is refused (it is not a Hugging Face config)."""
     if not mt:
         raise ConfigError(
             f"missing field 'model_type' (one of: {', '.join(KNOWN_MODEL_TYPES)})",
             "model_type",
             src,
         )
-    arch = _ARCH.get(mt)
-    if arch is None:
-        raise ConfigError(
-            f"unknown model_type {mt!r}; known: {', '.join(KNOWN_MODEL_TYPES)}", "model_type", src
-        )
-    return arch
+    return _ARCH.get(mt)
+
+
+def _unknown_type_note(mt: str, used: list[str]) -> str:
+    """The one line of the warning for an unknown `model_type`: what it was read as, and from
+    which fields."""
+    near = closest_ids(mt, KNOWN_MODEL_TYPES)
+    hint = f"; closest: {', '.join(near)}" if near else ""
+    return (
+        f"model_type {mt!r} is not one of the {len(KNOWN_MODEL_TYPES)} known{hint}: read as "
+        f"{_GENERIC_TEXT} from {', '.join(used)}; check the parameter count against the model card"
+    )
 
 
 def _new_layout(c: Mapping[str, Any], arch: _Arch, src: str) -> bool:
@@ -335,8 +353,10 @@ def spec_from_config(
     """
     if not isinstance(cfg, Mapping):
         raise ConfigError("a config must be a JSON object", source=source)
-    c, mt = _text_part(cfg)
-    arch = _arch(mt, source)
+    text, mt = _text_part(cfg)
+    known = _arch(mt, source)
+    arch = known or _GENERIC
+    c: Mapping[str, Any] = text if known else Noted(text)  # an unknown type notes its reads
     D = int_field(c, _HIDDEN, "d_model", source)
     L = int_field(c, _LAYERS, "number of layers", source)
     if L > 100_000:  # per-layer lists are built below; the deepest real models have ~200
@@ -355,8 +375,8 @@ def spec_from_config(
     parallel_field = "parallel_attn" if "parallel_attn" in c else "use_parallel_residual"
     parallel = flag(c, parallel_field, arch.parallel, source)
     norms = _norms_per_layer(c, arch, parallel, source)
-    return ModelSpec(
-        name=name or str(c.get("_name_or_path") or mt),  # display only
+    spec = ModelSpec(
+        name=name or str(text.get("_name_or_path") or mt),  # display only
         model_type=mt,
         vocab_size=V,
         d_model=D,
@@ -372,3 +392,6 @@ def spec_from_config(
         source=source,
         notes=(vision_note,) if vision_note else (),
     )
+    if isinstance(c, Noted):
+        warnings.warn(UnknownModelTypeWarning(_unknown_type_note(mt, c.used)), stacklevel=2)
+    return spec

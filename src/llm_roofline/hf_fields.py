@@ -4,20 +4,42 @@ Integers must be integers (never a bool, NaN or fraction, nor larger than any mo
 JSON `true`/`false` (the string "false" is refused rather than read as true), layer lists lists
 of integers. A quantity with several spellings is read through its aliases, first match wins.
 `hf_config` and `hf_vision` read every field through these; the rules are in docs/design.md
-("Reading config.json").
+("Reading config.json"). `Noted` wraps a config to note which fields a reading relied on (what
+the warning for an unknown `model_type` names).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .errors import ConfigError
 
-__all__ = ["first", "flag", "int_field", "int_list", "opt_int", "positive_int"]
+__all__ = ["Noted", "first", "flag", "int_field", "int_list", "opt_int", "positive_int"]
 
 _LARGEST = 2**40  # no model dimension is this big: a typo or a corrupt file
+
+
+class Noted(Mapping[str, Any]):
+    """A config that notes, in order, each field a reader looked up that is present and not null
+    (`used`): the fields a reading relied on."""
+
+    def __init__(self, cfg: Mapping[str, Any]) -> None:
+        self._cfg = dict(cfg)
+        self.used: list[str] = []
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._cfg[key]
+        if value is not None and key not in self.used:
+            self.used.append(key)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cfg)
+
+    def __len__(self) -> int:
+        return len(self._cfg)
 
 
 def first(cfg: Mapping[str, Any], names: tuple[str, ...]) -> Any:

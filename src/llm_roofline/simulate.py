@@ -96,10 +96,11 @@ def kv_capacity(dep: Deployment, longest: int) -> int:
     refused when the longest request does not fit alone."""
     per = int(dep.max_batch(longest)) // dep.replicas
     if per < 1:
+        from .fit_advice import fit_message  # imports deployment: kept out of the import chain
+
         raise InputError(
-            f"a request of {longest} tokens does not fit one instance of {dep.model_id or 'the'}"
-            f" model on {dep.instance_chips} {dep.chip.id}: more chips, a shorter request or a"
-            " smaller --kv-dtype",
+            f"a request of {longest} tokens does not fit one instance: "
+            + fit_message(dep.instance_deployment(), longest, 1),
             field="input_len",
         )
     short = min(longest, 8192)

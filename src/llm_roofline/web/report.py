@@ -1,10 +1,13 @@
 """The body of `/api/report`: a deployment's headline figures, the figures at the chosen
 batch with a one-line reading of its regime, and the curves the page draws (each about 200
-points), the ideal bound beside the engine's estimate with its range. Every number comes from
-the library (`report`, `curves`); this module only picks and shapes them for JSON."""
+points), the ideal bound beside the engine's estimate with its range, and the warnings reading
+an uploaded config gave (an unknown `model_type`). Every number comes from the library
+(`report`, `curves`); this module only picks and shapes them for JSON."""
 
 from __future__ import annotations
 
+import threading
+import warnings
 from typing import Any
 
 import numpy as np
@@ -12,12 +15,14 @@ import numpy as np
 from ..cost import pareto_frontier
 from ..curves import batch_axis, cost_vs_batch, latency_cost_grid, step_vs_batch, step_vs_context
 from ..deployment import Deployment
+from ..errors import LlmRooflineError, LlmRooflineWarning
+from ..hf_config import spec_from_config
 from ..report import decode_report, fit_message
 from ..roofline import balanced_context
 from ..units import mega
 from .schemas import ReportRequest
 
-__all__ = ["POINTS", "report_body"]
+__all__ = ["POINTS", "config_warnings", "report_body"]
 
 POINTS = 200
 _TERMS = (
@@ -122,6 +127,24 @@ def _costs(dep: Deployment, context_len: int, B: Any) -> dict[str, Any]:
     return out
 
 
+# `warnings.catch_warnings` swaps process-wide state: one request records at a time
+_RECORDING = threading.Lock()
+
+
+def config_warnings(req: ReportRequest) -> list[str]:
+    """The warnings reading the request's uploaded config gives (none for a catalog model):
+    the config read again, its warnings recorded rather than printed."""
+    if req.config is None:
+        return []
+    with _RECORDING, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LlmRooflineWarning)
+        try:
+            spec_from_config(req.config, name=req.model or "uploaded config", source="upload")
+        except LlmRooflineError:  # refused: the deployment's own error says so
+            return []
+    return [str(w.message) for w in caught if issubclass(w.category, LlmRooflineWarning)]
+
+
 def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
     """Headline figures and the curves the page draws, for one deployment."""
     S = req.context_len
@@ -137,6 +160,7 @@ def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
         "deployment": dep.as_dict(),
         "split": dep.split_text(),
         "engine": dep.engine,
+        "warnings": config_warnings(req),
         "latency_floor_s": rep.latency_floor_s,
         "balance_batch": rep.balance_batch,
         "balanced_context": balanced_context(

@@ -1,0 +1,262 @@
+"""What does not fit in a chip's memory, and what would: one line every surface shows.
+
+`fit_advice(dep, context_len, batch)` takes the memory model's own parts on the fullest chip
+(weights, KV cache, activations: `memory.memory_use` through `Deployment.memory`) and, when they
+exceed the chip, says which part overflows and computes, from the same memory model, the
+nearest settings that fit:
+
+- the weights alone exceed a chip: the fewest chips that hold this batch at this context, split
+  by the deployment rule (`split.auto_split`) or, where the rule would add replicas (which do
+  not spread a sequence's KV cache), as one instance over all the chips; and the weight type
+  with the most bits per weight (the least precision lost) under which it fits on the split
+  given;
+- the weights fit but not with the KV cache (or the activations) of this batch at this
+  context: the largest context that fits at this batch (memory never falls as the context
+  grows, so a bisection finds it), the largest batch that fits at this context
+  (`Deployment.max_batch`), the KV cache type with the most bits under which it fits (of the
+  types serving engines keep a cache in, `KV_CACHE_DTYPES`), and the fewest chips as above.
+
+No figure here is a formula of its own: each is a question put to the memory model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .deployment import Deployment, deployment
+from .dtypes import get_dtype, list_dtypes
+from .errors import LlmRooflineError
+from .roofline import positive_array
+from .units import GB
+
+__all__ = ["KV_CACHE_DTYPES", "FitAdvice", "fit_advice", "fit_message"]
+
+# Cache types serving engines keep a KV cache in, of the data types in data/dtypes.toml:
+# - fp8: vLLM's kv_cache_dtype="fp8"
+#   (https://docs.vllm.ai/en/latest/features/quantization/quantized_kvcache/);
+# - int8, nvfp4: TensorRT-LLM's INT8 and NVFP4 KV caches
+#   (https://nvidia.github.io/TensorRT-LLM/features/quantization.html);
+# - q8_0, q4_0: llama.cpp's --cache-type-k/-v list `kv_cache_types`
+#   (https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp).
+# GGUF K-quants and whole-file mixes (q6_k, q4_k_m, ...) are weight formats, never a cache.
+KV_CACHE_DTYPES = ("fp8", "int8", "q8_0", "q4_0", "nvfp4")
+
+MAX_CHIPS = 4096  # the chip search stops here at the latest (the API's largest deployment)
+
+
+@dataclass(frozen=True)
+class FitAdvice:
+    """Whether `batch` sequences at `context_len` fit on every chip, and what would.
+
+    Bytes are per chip (the fullest chip of the busiest replica). `max_context` is None when
+    the weights alone do not fit (no context would); `chips` and the two types are None when
+    nothing of that kind fits (`chips_tried`: the most chips the search tried). When it fits,
+    nothing is searched: the fields hold the request itself (its context, batch and chips).
+    """
+
+    batch: int
+    context_len: int
+    weights: float
+    kv: float
+    activations: float
+    capacity: float
+    max_context: int | None
+    max_batch: int
+    chips: int | None
+    chips_split: str
+    weight_dtype: str | None
+    kv_dtype: str | None
+    chips_tried: int = 0  # the most chips the search tried (0: it did not search)
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.kv + self.activations
+
+    @property
+    def fits(self) -> bool:
+        return self.total <= self.capacity
+
+    @property
+    def weights_alone(self) -> bool:
+        """The weights by themselves exceed a chip's memory."""
+        return self.weights > self.capacity
+
+    @property
+    def message(self) -> str:
+        """ "" when it fits; else one line: the parts against the capacity, the part that
+        overflows, and the nearest settings that fit."""
+        if self.fits:
+            return ""
+        act = (
+            f" + activations {self.activations / GB:,.1f} GB"
+            if self.activations >= 0.05 * GB
+            else ""
+        )
+        parts = (
+            f"weights {self.weights / GB:,.1f} GB + KV cache {self.kv / GB:,.1f} GB{act} = "
+            f"{self.total / GB:,.1f} GB per chip, {self.capacity / GB:,.1f} GB per chip available"
+        )
+        here = f"batch {self.batch:,} at context {self.context_len:,}"
+        chips = f"{self.chips} chips ({self.chips_split})" if self.chips else ""
+        if self.weights_alone:
+            weight_type = f"--weight-dtype {self.weight_dtype}" if self.weight_dtype else ""
+            tries = [t for t in (chips, weight_type) if t]
+            fix = (
+                f"try {' or '.join(tries)} (fits {here})"
+                if tries
+                else f"no split of up to {self.chips_tried:,} chips and no smaller weight type "
+                f"fits {here}"
+            )
+            return f"{parts}: the weights alone exceed a chip; {fix}"
+        B, S = self.batch, self.context_len
+        part = "KV cache" if self.kv >= self.activations else "activations"
+        longest = (
+            f"the largest context that fits at batch {B:,} is {self.max_context:,}"
+            if self.max_context
+            else f"no context fits at batch {B:,}"
+        )
+        widest = (
+            f"the largest batch at context {S:,} is {self.max_batch:,}"
+            if self.max_batch
+            else f"not one sequence fits at context {S:,}"
+        )
+        tries = [f"--kv-dtype {self.kv_dtype}"] if self.kv_dtype else []
+        tries += ["a shorter context"] if self.max_context else []
+        tries += ["a smaller batch"] if self.max_batch else []
+        tries += [chips] if chips else []
+        fix = (
+            ", ".join(tries[:-1]) + (" or " if len(tries) > 1 else "") + tries[-1]
+            if tries
+            else "a smaller batch and a shorter context"
+        )
+        return (
+            f"{parts}: the weights fit but not with the {part} of {here}; {longest}, "
+            f"{widest}; try {fix}"
+        )
+
+
+def _fits(dep: Deployment, batch: int, context_len: int) -> bool:
+    return bool(np.all(dep.memory(batch, context_len).fits))
+
+
+def _largest_context(dep: Deployment, batch: int, below: int) -> int:
+    """The largest context under `below` at which `batch` sequences fit (0: none). Memory is
+    non-decreasing in the context (a window or chunk only caps it), so a bisection finds it."""
+    if below <= 1 or not _fits(dep, batch, 1):
+        return 0
+    lo, hi = 1, below - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if _fits(dep, batch, mid) else (lo, mid - 1)
+    return lo
+
+
+def _splits(dep: Deployment, n: int) -> list[Deployment]:
+    """The deployment on n chips as the split rule chooses, then as one instance over all n
+    (the rule adds replicas once the weights fit, which does not spread a sequence's KV)."""
+    out = []
+    for replicas in (None, 1):
+        try:
+            out.append(
+                deployment(
+                    dep.spec,
+                    dep.chip,
+                    n,
+                    replicas=replicas,
+                    pad_heads=dep.pad_heads,
+                    weight_dtype=dep.weight_dtype,
+                    kv_dtype=dep.kv_dtype,
+                    overlap=dep.overlap,
+                    engine=dep.engine,
+                    comm=dep.comm,
+                    model_id=dep.model_id,
+                )
+            )
+        except LlmRooflineError:  # no split of n chips divides the model
+            continue
+    return out
+
+
+def _fewest_chips(dep: Deployment, batch: int, context_len: int) -> tuple[int | None, str, int]:
+    """The fewest chips (the deployment's own count included: another split of them may do)
+    whose split (`_splits`) holds `batch` sequences at `context_len`, that split, and the most
+    chips tried. The search starts from the count whose memory could hold every byte (the
+    weights once, every sequence's KV cache: no split holds them on fewer chips) and stops at
+    twice that (or 16 more)."""
+    spec, chip = dep.model, dep.chip
+    whole = spec.params_stored * get_dtype(dep.weight_dtype).bytes
+    whole += batch * float(spec.kv_elements_stored(context_len)) * get_dtype(dep.kv_dtype).bytes
+    start = max(dep.chips, math.ceil(whole / chip.memory_bytes))
+    last = min(MAX_CHIPS, max(2 * start, start + 16))
+    for n in range(start, last + 1):
+        for d in _splits(dep, n):
+            if _fits(d, batch, context_len):
+                return n, dataclasses.replace(d, split_rule="given").split_text(), n
+    return None, "", last
+
+
+def _smaller_type(
+    now: str, names: list[str], using: Callable[[str], Deployment], batch: int, S: int
+) -> str | None:
+    """Of the types `names` with fewer bits than `now`, the one with the most bits (ties:
+    catalog order) under which `batch` sequences at `S` fit on the deployment `using(type)`
+    gives (the same split)."""
+    smaller = [get_dtype(n) for n in names if get_dtype(n).bits < get_dtype(now).bits]
+    for dt in sorted(smaller, key=lambda t: -t.bits):  # sorted() keeps catalog order on ties
+        if _fits(using(dt.name), batch, S):
+            return dt.name
+    return None
+
+
+def fit_advice(dep: Deployment, context_len: int, batch: int = 1) -> FitAdvice:
+    """Whether `batch` sequences (all replicas) at `context_len` fit, and, when they do not,
+    the part that overflows and the nearest settings that fit (module docstring)."""
+    S = int(positive_array(context_len, "context_len"))
+    B = int(positive_array(batch, "batch"))
+    mem = dep.memory(B, S)
+    w, kv, act = (float(np.max(x)) for x in (mem.weights, mem.kv, mem.activations))
+    advice = FitAdvice(B, S, w, kv, act, float(mem.capacity), S, B, dep.chips, "", None, None)
+    if advice.fits:
+        return advice
+    chips, split, tried = _fewest_chips(dep, B, S)
+    if advice.weights_alone:
+        return dataclasses.replace(
+            advice,
+            max_context=None,
+            max_batch=0,
+            chips=chips,
+            chips_split=split,
+            chips_tried=tried,
+            weight_dtype=_smaller_type(
+                dep.weight_dtype,
+                [t.name for t in list_dtypes()],
+                lambda t: dataclasses.replace(dep, weight_dtype=t),
+                B,
+                S,
+            ),
+        )
+    return dataclasses.replace(
+        advice,
+        max_context=_largest_context(dep, B, S),
+        max_batch=int(dep.max_batch(S)),
+        chips=chips,
+        chips_split=split,
+        chips_tried=tried,
+        kv_dtype=_smaller_type(
+            dep.kv_dtype,
+            list(KV_CACHE_DTYPES),
+            lambda t: dataclasses.replace(dep, kv_dtype=t),
+            B,
+            S,
+        ),
+    )
+
+
+def fit_message(dep: Deployment, context_len: int, batch: int = 1) -> str:
+    """`fit_advice(...).message`: "" when it fits, else the one line."""
+    return fit_advice(dep, context_len, batch).message

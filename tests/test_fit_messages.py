@@ -1,0 +1,169 @@
+"""What does not fit, and what would (`fit_advice`): the part that overflows is named, and the
+suggestions are the memory model's own answers, checked here by hand arithmetic.
+
+Llama 3.1 8B (its config.json: 32 layers, D 4096, 32 heads, 8 KV heads of 128, F 14336,
+V 128,256, untied embeddings) has 32 x (attention 4096 x 4096 x 2 + 4096 x 1024 x 2 =
+41,943,040; MLP 3 x 4096 x 14336 = 176,160,768; two norms 8,192) = 6,979,584,000 parameters in
+its layers, + embedding and LM head 2 x 128,256 x 4096 = 1,050,673,152, + final norm 4,096 =
+8,030,261,248. In bf16: 16,060,522,496 B. KV per token in bf16: 32 x 2 x 8 x 128 x 2 B =
+131,072 B. Activations of one sequence's decode token: (3 x 4096 + 2 x 14336) x 2 B = 81,920 B
+of 16-bit values + 4 x 128,256 = 513,024 B of fp32 logits = 594,944 B. The RTX 4090 has 24 GB
+= 24e9 B (the catalog's memory_capacity_gb = 24); beside the weights 24e9 - 16,060,522,496 =
+7,939,477,504 B are free.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llm_roofline import InputError
+from llm_roofline.cache_tiers import cache_costs
+from llm_roofline.deployment import deployment
+from llm_roofline.fit_advice import fit_advice, fit_message
+from llm_roofline.report import decode_report
+
+WEIGHTS = 16_060_522_496  # Llama 3.1 8B in bf16
+KV_TOKEN = 131_072  # bf16 KV bytes per token
+ACT = 594_944  # one sequence's decode activations
+FREE = 24e9 - WEIGHTS
+
+
+def test_the_catalog_holds_a_24_gb_rtx_4090() -> None:
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    assert dep.chip.memory_bytes == 24e9
+    assert dep.model.params_stored * 2 == WEIGHTS
+
+
+def test_fits_gives_no_message() -> None:
+    # 16,060,522,496 + 4096 x 131,072 = 536,870,912 + 594,944 = 16,597,988,352 <= 24e9
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    advice = fit_advice(dep, 4096)
+    assert advice.fits and advice.message == "" and fit_message(dep, 4096) == ""
+    assert advice.total == WEIGHTS + 4096 * KV_TOKEN + ACT
+
+
+def test_kv_overflow_names_the_kv_cache_and_what_would_fit() -> None:
+    # At 131,072 tokens the KV cache is 131,072 x 131,072 = 17,179,869,184 B: with the weights
+    # 33,240,986,624 B > 24e9, though the weights alone (16.06 GB) fit.
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    advice = fit_advice(dep, 131_072)
+    assert not advice.fits and not advice.weights_alone
+    assert advice.kv == 131_072 * KV_TOKEN
+    # largest context at batch 1: 131,072 S + 594,944 <= 7,939,477,504, S <= 60,568.87
+    assert advice.max_context == math.floor((FREE - ACT) / KV_TOKEN) == 60_568
+    # not one sequence of 131,072 tokens fits beside the weights
+    assert advice.max_batch == 0
+    # KV types, most bits first: q8_0 (8.5 bits: 65,536 x 1.0625 = 69,632 B/token x 131,072 =
+    # 9,126,805,504 B) and fp8 / int8 (8 bits: 8,589,934,592 B) exceed the 7,939,477,504 B free;
+    # q4_0 (4.5 bits: 36,864 B/token, 4,831,838,208 B) fits, and comes before nvfp4 (also 4.5)
+    assert advice.kv_dtype == "q4_0"
+    assert 69_632 * 131_072 + ACT > FREE and 65_536 * 131_072 + ACT > FREE
+    assert 36_864 * 131_072 + ACT <= FREE
+    # two chips as one instance of two pipeline stages: 8,030,261,248 B of weights, 8,589,934,592
+    # B of KV and 297,472 B of activations per chip = 16,620,493,312 B <= 24e9; the rule's own
+    # split of two chips (two replicas) keeps the whole sequence on one chip
+    assert (advice.chips, advice.chips_split) == (2, "tp 1 · pp 2 · 1 replica")
+    assert WEIGHTS / 2 + 131_072 * KV_TOKEN / 2 + ACT / 2 <= 24e9
+    msg = advice.message
+    assert "\n" not in msg
+    assert msg.startswith(
+        "weights 16.1 GB + KV cache 17.2 GB = 33.2 GB per chip, 24.0 GB per chip available: "
+        "the weights fit but not with the KV cache of batch 1 at context 131,072"
+    )
+    for words in (
+        "the largest context that fits at batch 1 is 60,568",
+        "not one sequence fits at context 131,072",
+        "--kv-dtype q4_0",
+        "a shorter context",
+        "2 chips (tp 1 · pp 2 · 1 replica)",
+    ):
+        assert words in msg, words
+    assert "weights alone" not in msg
+
+
+def test_batch_overflow_gives_the_largest_batch_and_context() -> None:
+    # 64 sequences at 4096: KV 64 x 536,870,912 = 34,359,738,368 B. Largest batch at 4096:
+    # 7,939,477,504 / (536,870,912 + 594,944) = 14.77 -> 14. Largest context at batch 64:
+    # 64 (131,072 S + 594,944) <= 7,939,477,504 -> S <= (124,054,336 - 594,944) / 131,072
+    # = 941.9 -> 941.
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    advice = fit_advice(dep, 4096, batch=64)
+    assert advice.max_batch == math.floor(FREE / (4096 * KV_TOKEN + ACT)) == 14
+    assert advice.max_context == math.floor((FREE / 64 - ACT) / KV_TOKEN) == 941
+    msg = advice.message
+    assert "the largest context that fits at batch 64 is 941" in msg
+    assert "the largest batch at context 4,096 is 14" in msg
+    assert "a smaller batch" in msg
+    # no KV type fits 64 x 4096 tokens in the 7,939,477,504 B free: q8_0 64 x 4096 x 69,632 =
+    # 18,253,611,008 B, fp8 and int8 17,179,869,184 B, q4_0 and nvfp4 64 x 4096 x 36,864 =
+    # 9,663,676,416 B; none is named
+    assert 64 * 4096 * 36_864 > FREE
+    assert advice.kv_dtype is None and "--kv-dtype" not in msg
+
+
+def test_weights_alone_overflow_says_so_and_gives_chips_and_a_weight_type() -> None:
+    # fp32 weights: 8,030,261,248 x 4 = 32,121,044,992 B > 24e9 on their own.
+    dep = deployment("llama-3.1-8b", "rtx-4090", weight_dtype="fp32", engine="ideal")
+    advice = fit_advice(dep, 4096)
+    assert advice.weights_alone and advice.weights == 4 * WEIGHTS / 2
+    assert advice.max_context is None  # no context fits while the weights do not
+    # two chips: the rule splits the RTX 4090's one-card domain into two pipeline stages,
+    # 16,060,522,496 B of weights + 268,435,456 B of KV + 297,472 B a chip <= 24e9
+    assert (advice.chips, advice.chips_split) == (2, "tp 1 · pp 2 · 1 replica")
+    # in bf16 (the first 16-bit type, the most bits below fp32) it fits one chip (above)
+    assert advice.weight_dtype == "bf16"
+    msg = advice.message
+    assert msg.startswith(
+        "weights 32.1 GB + KV cache 0.5 GB = 32.7 GB per chip, 24.0 GB per chip available: "
+        "the weights alone exceed a chip; try 2 chips (tp 1 · pp 2 · 1 replica) or "
+        "--weight-dtype bf16 (fits batch 1 at context 4,096)"
+    )
+    assert "KV cache of batch" not in msg
+
+
+def test_weights_of_the_split_given_name_the_chips_as_one_instance() -> None:
+    # tp 1, pp 1 on 8 H100 = 8 copies of Llama 3.1 70B: 70,553,706,496 x 2 = 141.1 GB a chip >
+    # 85.5 GB (test_deployment.py has the count). The same 8 chips split tp 8 hold 17.6 GB of
+    # weights each: the fewest chips is the deployment's own count, split another way.
+    dep = deployment("llama-3.1-70b", "h100-sxm", 8, tp=1, pp=1, ep=1, replicas=1)
+    advice = fit_advice(dep, 4096)
+    assert advice.weights_alone and advice.weights == 70_553_706_496 * 2
+    assert (advice.chips, advice.chips_split) == (8, "tp 8 · pp 1 · 1 replica")
+
+
+def test_every_surface_shows_the_same_line() -> None:
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    line = fit_message(dep, 131_072)
+    assert decode_report(dep, context_len=131_072).fit_message == f"does not fit: {line}"
+    res = cache_costs(dep, context_len=131_072, hold_s=[1.0])
+    assert res["fits"] is False
+    assert res["warning"] == (
+        f"Llama 3.1 8B does not fit on 1 × rtx-4090 ({dep.split_text()}): {line} "
+        "(costs computed as if it did)"
+    )
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf")])
+def test_bad_sizes_are_refused(bad: float) -> None:
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    with pytest.raises(InputError):
+        fit_advice(dep, bad)  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        fit_advice(dep, 4096, batch=bad)  # type: ignore[arg-type]
+
+
+def test_numbers_are_finite() -> None:
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    a = fit_advice(dep, 131_072)
+    assert np.all(np.isfinite([a.weights, a.kv, a.activations, a.capacity, a.total]))
+
+
+def test_docs_quote_the_current_lines() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "deployment.md").read_text("utf-8")
+    kv = fit_message(deployment("llama-3.1-8b", "rtx-4090", engine="ideal"), 131_072)
+    w = fit_message(deployment("llama-3.1-8b", "rtx-4090", weight_dtype="fp32"), 4096)
+    assert f"\n{kv}\n" in doc and f"\n{w}\n" in doc
