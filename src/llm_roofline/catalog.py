@@ -26,7 +26,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, UnknownIdError
+from .errors import ConfigError, InputError, UnknownIdError, closest_ids
 from .hardware import Chip
 from .hf_config import load_config, spec_from_config
 from .model import ModelSpec
@@ -40,6 +40,7 @@ __all__ = [
     "list_hardware",
     "list_models",
     "model_entry",
+    "similar_models",
 ]
 
 
@@ -90,17 +91,59 @@ def list_models() -> list[str]:
     return sorted(_model_entries())
 
 
+def _tokens(model_id: str) -> set[str]:
+    """The words of an id, split at separators and between letters and digits, a size kept
+    whole: 'llama-3.1-70b' -> {'llama', '3', '1', '70b'}, 'qwen2.5-72b' -> {'qwen', '2', '5',
+    '72b'}."""
+    return set(re.findall(r"\d+(?:\.\d+)?[bmk](?![a-z])|[a-z]+|\d+", model_id.lower()))
+
+
+def similar_models(given: str, known: list[str] | None = None, n: int = 8) -> list[str]:
+    """Catalog ids a user probably meant by `given`: every id holding all of its words (the
+    family and the size: 'llama-70b' -> llama-2-70b, llama-3-70b, llama-3.1-70b,
+    llama-3.3-70b), fewest other words first, then those `errors.closest_ids` finds by
+    spelling; at most `n`."""
+    ids = sorted(known if known is not None else _model_entries())
+    words = _tokens(given)
+    found = sorted(
+        (k for k in ids if words and words <= _tokens(k)), key=lambda k: (len(_tokens(k)), k)
+    )
+    found += [k for k in closest_ids(given, ids) if k not in found]
+    return found[:n]
+
+
+def _unknown_model(given: str, known: list[str]) -> UnknownIdError:
+    """UnknownIdError for a model id, its suggestions those of `similar_models`."""
+    exc = UnknownIdError("model", given, known)
+    close = similar_models(given, known)
+    if close != exc.closest:
+        exc.closest = close
+        hint = f"; closest: {', '.join(close)}" if close else ""
+        exc.message = f"unknown model {given!r}{hint} (see the catalog: {len(known)} ids)"
+        exc.args = (exc.message,)
+    return exc
+
+
 def model_entry(model_id: str) -> ModelEntry:
     """The catalog entry (config and provenance) of a model id."""
     entries = _model_entries()
     key = model_id.strip().lower()
     if key not in entries:
-        raise UnknownIdError("model", model_id, entries)
+        raise _unknown_model(model_id, sorted(entries))
     return entries[key]
 
 
+# a Hugging Face repo id: owner/name, no path of its own
+_REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
 def get_model(model: str | Path | ModelSpec) -> ModelSpec:
-    """A ModelSpec from a catalog id, a path to a config.json, or a ModelSpec (returned as is).
+    """A ModelSpec from a catalog id, a path to a config.json, a folder holding one (a Hugging
+    Face checkout), or a ModelSpec (returned as is).
+
+    A name with a slash that is neither a catalog id nor a file or folder here, such as
+    `meta-llama/Llama-3.1-8B`, is taken for a Hugging Face repo id: the error says how to
+    fetch its config.json (nothing is downloaded here).
 
     >>> get_model("llama-3.1-8b").n_layers
     32
@@ -108,7 +151,27 @@ def get_model(model: str | Path | ModelSpec) -> ModelSpec:
     if isinstance(model, ModelSpec):
         return model
     text = str(model)
+    path = Path(text).expanduser()
+    if not isinstance(model, Path) and text.strip().lower() in _model_entries():
+        return model_entry(text).spec
+    if path.is_dir():
+        cfg_file = path / "config.json"
+        if not cfg_file.is_file():
+            raise ConfigError(
+                "the folder holds no config.json (give the file, or a folder with one)",
+                "path",
+                source=text,
+            )
+        name = path.resolve().name or text
+        return spec_from_config(load_config(cfg_file), name=name, source=str(cfg_file))
     looks_like_path = isinstance(model, Path) or text.endswith(".json") or "/" in text
+    if not path.exists() and not text.endswith(".json") and _REPO_ID.match(text):
+        raise InputError(
+            f"{text!r} is not a catalog id, a config.json or a folder here; if it is a Hugging "
+            f"Face repo, fetch its config: huggingface-cli download {text} config.json "
+            f"--local-dir DIR, then give --model DIR",
+            field="model",
+        )
     if looks_like_path:
         cfg = load_config(text)
         return spec_from_config(cfg, name=Path(text).stem, source=text)

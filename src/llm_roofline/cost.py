@@ -31,7 +31,8 @@ def usd_per_token(step: StepTime) -> FloatArray:
     chip = step.system.chip
     if not chip.price_usd_per_s > 0:
         raise InputError(
-            f"{chip.id} has no price in the catalog; give one (USD per chip-hour)",
+            f"{chip.id} has no price (none in the catalog, or 0: hardware you own), so no $ "
+            "per token; give one (USD per chip-hour)",
             field="price_usd_per_hour",
         )
     return np.asarray(step.system.price_usd_per_s * step.t_step / step.tokens, dtype=np.float64)

@@ -320,10 +320,14 @@ class Chip:
         return rec
 
     def with_price(self, usd_per_hour: float) -> Chip:
-        """The same chip at another rental price (USD per chip-hour)."""
+        """The same chip at another rental price (USD per chip-hour). 0 is hardware you own:
+        a chip with no price, so no $ per token (as a catalog chip without one)."""
         ok = isinstance(usd_per_hour, (int, float)) and not isinstance(usd_per_hour, bool)
-        if not (ok and math.isfinite(usd_per_hour) and usd_per_hour > 0):
-            raise InputError(f"price must be positive, got {usd_per_hour!r}", field="price")
+        if not (ok and math.isfinite(usd_per_hour) and usd_per_hour >= 0):
+            raise InputError(
+                f"price must be 0 (hardware you own) or positive, got {usd_per_hour!r}",
+                field="price",
+            )
         return replace(self, price_usd_per_s=float(usd_per_hour) / units.hour)
 
     def compute_dtype_for(self, weight_dtype: str) -> str:

@@ -12,6 +12,7 @@ speed per user and cost.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -105,10 +106,12 @@ def search(
     context_len: int = 4096,
     tpot_s: float | None = None,
     ttft_s: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SearchResult:
     """The search described in the module docstring for the deployment's model, chip, data
     types, communication model and engine (its own chip count and split are not used: the
-    search tries them all); targets are upper limits in seconds."""
+    search tries them all); targets are upper limits in seconds. `progress(done, total)`, when
+    given, is told after each split is evaluated."""
     spec, chip = dep.model, dep.chip
     if isinstance(max_chips, bool) or not isinstance(max_chips, int) or max_chips < 1:
         raise InputError(
@@ -119,41 +122,44 @@ def search(
             raise InputError(f"{name} must be positive, got {v!r}", field=name)
     if not chip.price_usd_per_s > 0:
         raise InputError(
-            f"{chip.id} has no price in the catalog; the search ranks by cost",
+            f"{chip.id} has no price (none in the catalog, or 0: hardware you own); the "
+            "search ranks by $ per token: give one (USD per chip-hour)",
             field="price_usd_per_hour",
         )
     cols: dict[str, list[float]] = {c: [] for c in COLUMNS}
     tried = 0
     chip_counts = sorted(set(powers(max_chips)) | {max_chips})
-    for n in chip_counts:
-        for par in splits(spec, n):
-            tried += 1
-            d = replace(
-                dep, chips=n, tp=par.tp, pp=par.pp, ep=par.ep, replicas=1, split_rule="given"
-            )
-            fit = int(d.max_batch(context_len))
-            if fit < 1:
-                continue
-            B = np.asarray(sorted({b for b in powers(fit)} | {fit}), dtype=np.float64)
-            t, _, _ = d.time(d.decode(B, context_len))
-            first, _, _ = d.time(d.prefill(1, context_len), is_prefill=True)
-            usd = d.system.price_usd_per_s * t / B * units.mega
-            m = B.size
-            for c, v in (
-                ("chips", n),
-                ("tp", par.tp),
-                ("pp", par.pp),
-                ("ep", par.ep),
-                ("dp", par.dp),
-            ):
-                cols[c] += [float(v)] * m
-            cols["batch"] += list(B)
-            cols["tpot_s"] += list(t)
-            cols["ttft_s"] += [float(np.asarray(first).flat[0])] * m
-            cols["tokens_per_s_per_user"] += list(1.0 / t)
-            cols["tokens_per_s"] += list(B / t)
-            cols["tokens_per_s_per_chip"] += list(B / t / n)
-            cols["usd_per_million_tokens"] += list(usd)
+    todo = [(n, par) for n in chip_counts for par in splits(spec, n)]
+    for k, (n, par) in enumerate(todo):
+        if progress is not None:
+            progress(k, len(todo))
+        tried += 1
+        d = replace(dep, chips=n, tp=par.tp, pp=par.pp, ep=par.ep, replicas=1, split_rule="given")
+        fit = int(d.max_batch(context_len))
+        if fit < 1:
+            continue
+        B = np.asarray(sorted({b for b in powers(fit)} | {fit}), dtype=np.float64)
+        t, _, _ = d.time(d.decode(B, context_len))
+        first, _, _ = d.time(d.prefill(1, context_len), is_prefill=True)
+        usd = d.system.price_usd_per_s * t / B * units.mega
+        m = B.size
+        for c, v in (
+            ("chips", n),
+            ("tp", par.tp),
+            ("pp", par.pp),
+            ("ep", par.ep),
+            ("dp", par.dp),
+        ):
+            cols[c] += [float(v)] * m
+        cols["batch"] += list(B)
+        cols["tpot_s"] += list(t)
+        cols["ttft_s"] += [float(np.asarray(first).flat[0])] * m
+        cols["tokens_per_s_per_user"] += list(1.0 / t)
+        cols["tokens_per_s"] += list(B / t)
+        cols["tokens_per_s_per_chip"] += list(B / t / n)
+        cols["usd_per_million_tokens"] += list(usd)
+    if progress is not None:
+        progress(len(todo), len(todo))
     points = {c: np.asarray(v, dtype=np.float64) for c, v in cols.items()}
     if points["batch"].size == 0:
         raise InputError(

@@ -12,9 +12,10 @@ import numpy as np
 from .curves import step_figures
 from .deployment import Deployment
 from .roofline import balance_batch, positive_array
-from .units import GB
 
 __all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "fit_message", "sweep"]
+__all__ += ["OVERLAP_SUM", "engine_efficiencies", "engine_fixed_s", "engine_parts", "parts_note"]
+__all__ += ["tpot_parts"]
 
 
 @dataclass(frozen=True)
@@ -64,16 +65,12 @@ def _batches(largest: int) -> list[int]:
 
 def fit_message(dep: Deployment, context_len: int, batch: int = 1) -> str:
     """ "" when `batch` sequences at `context_len` fit on every chip; else one line saying what
-    does not fit, from the memory model's own parts (weights, KV, activations per chip)."""
-    mem = dep.memory(batch, context_len)
-    if bool(np.all(mem.fits)):
-        return ""
-    w, kv, act = (float(np.max(x)) for x in (mem.weights, mem.kv, mem.activations))
-    return (
-        f"does not fit: weights {w / GB:,.1f} GB + KV {kv / GB:,.1f} GB + activations "
-        f"{act / GB:,.1f} GB = {(w + kv + act) / GB:,.1f} GB per chip > "
-        f"{mem.capacity / GB:,.1f} GB"
-    )
+    does not fit (weights, KV cache, activations per chip) and what would: the library's
+    `fit_advice` (the same line cache-tiers and the API show)."""
+    from .fit_advice import fit_message as advice
+
+    line = advice(dep, context_len, batch)
+    return f"does not fit: {line}" if line else ""
 
 
 def decode_report(dep: Deployment, *, context_len: int = 4096) -> DecodeReport:
@@ -214,3 +211,86 @@ def sweep(
                     }
                 )
     return rows
+
+
+# ---- how the parts make the totals --------------------------------------------------------
+
+# the ideal step from its terms under each overlap mode (steptime.py), in words
+OVERLAP_SUM = {
+    "full": "max(compute, weights + KV) + comm",
+    "per-op": "max(matmul, weights) + max(attention, KV) + comm",
+    "none": "compute + weights + KV + comm",
+}
+
+
+def parts_note(dep: Deployment) -> str:
+    """One line: how the ideal terms (compute, weights, KV, comm) make the ideal step, so a
+    reader does not expect them to add up to it."""
+    return (
+        f"compute, weights, KV and comm are the ideal bound's terms (datasheet peaks); the "
+        f"ideal step is {OVERLAP_SUM[dep.overlap]} (overlap {dep.overlap}; comm hidden "
+        "behind the work where two micro-batches are faster)"
+    )
+
+
+def engine_fixed_s(dep: Deployment) -> float:
+    """The fixed time the deployment's engine adds to every decode pass (per pass and per
+    layer: scheduler, sampling, kernel launches); 0 for the ideal engine. Taken from the
+    engine itself: a pass timed with the profile less the same pass with its fixed times 0."""
+    from dataclasses import replace
+
+    from .calibrate import pass_time
+
+    prof = dep.profile
+    if prof is None:
+        return 0.0
+    step = dep.decode(1, 1)
+    bare = replace(prof, overhead_s=0.0, layer_s=0.0, prefill_overhead_s=0.0)
+    return float(
+        np.asarray(pass_time(step, prof)).flat[0] - np.asarray(pass_time(step, bare)).flat[0]
+    )
+
+
+def engine_parts(dep: Deployment, ideal_s: float, engine_s: float) -> dict[str, float]:
+    """A decode pass under the engine as three parts that add up to it: the ideal step, the
+    terms' shortfall at the engine's measured efficiencies, and its fixed times:
+    `ideal_s + efficiency_s + fixed_s == engine_s`."""
+    fixed = engine_fixed_s(dep)
+    return {
+        "ideal_s": ideal_s,
+        "efficiency_s": engine_s - ideal_s - fixed,
+        "fixed_s": fixed,
+        "engine_s": engine_s,
+    }
+
+
+def engine_efficiencies(dep: Deployment) -> dict[str, float]:
+    """The fractions of peak the deployment's engine reaches on each decode term (its
+    profile's constants; empty for the ideal engine, which reaches every peak)."""
+    prof = dep.profile
+    if prof is None:
+        return {}
+    return {
+        "compute": prof.flops_eff,
+        "weights": prof.bw_eff,
+        "KV": prof.kv_eff,
+        "comm": prof.comm_eff,
+    }
+
+
+def tpot_parts(
+    dep: Deployment, *, batch: int, input_len: int, output_len: int, mode: str = "decode"
+) -> dict[str, float]:
+    """A scenario's time per output token under the deployment's engine as `engine_parts`:
+    the ideal engine's tpot, the shortfall at measured efficiencies, the fixed times."""
+    from dataclasses import replace
+
+    kw: dict[str, Any] = {
+        "batch": batch,
+        "input_len": input_len,
+        "output_len": output_len,
+        "mode": mode,
+    }
+    engine = float(dep.serve(**kw).tpot_s)
+    ideal = float(replace(dep, engine="ideal").serve(**kw).tpot_s)
+    return engine_parts(dep, ideal, engine)

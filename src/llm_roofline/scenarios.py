@@ -32,6 +32,7 @@ from .errors import InputError, LlmRooflineError
 from .roofline import MAX_SIZE
 from .serving import MODES
 from .split import count
+from .units import parse_count
 
 __all__ = [
     "INPUT_COLUMNS",
@@ -95,16 +96,11 @@ def _int_cell(text: str, column: str, *, allow_zero: bool = False) -> int:
         n = int(text)
         if (n >= 1 or (allow_zero and n == 0)) and n <= MAX_SIZE:
             return n
-    what = "zero or a positive integer" if allow_zero else "a positive integer"
+    # anything else as people write counts: 16k = 16,384, 1M, 1e3 (`units.parse_count`)
     try:
-        v = float(text)
-    except ValueError:
-        raise ValueError(f"must be {what}, got {text!r}") from None
-    if not math.isfinite(v) or v < (0 if allow_zero else 1) or v != int(v):
-        raise ValueError(f"must be {what}, got {text!r}")
-    if v > MAX_SIZE:
-        raise ValueError(f"must be at most {MAX_SIZE:.0e}, got {text!r}")
-    return int(v)
+        return parse_count(text, column, allow_zero=allow_zero, maximum=MAX_SIZE)
+    except InputError as exc:
+        raise ValueError(str(exc).removeprefix(f"{column} ")) from None
 
 
 @functools.cache

@@ -21,7 +21,8 @@ def deployment_price(dep: Deployment) -> float:
     """USD per second of the whole deployment, or an error naming the missing price."""
     if not dep.chip.price_usd_per_s > 0:
         raise InputError(
-            f"{dep.chip.id} has no price in the catalog; give one (USD per chip-hour)",
+            f"{dep.chip.id} has no price (none in the catalog, or 0: hardware you own), so no "
+            "$ per token; give one (USD per chip-hour)",
             field="price_usd_per_hour",
         )
     return dep.system.price_usd_per_s

@@ -26,7 +26,69 @@ TiB = tebi
 
 ms = 1e-3
 us = 1e-6
+ns = 1e-9
 minute = 60.0
 hour = 3600.0
 day = 86400.0
 year = 365.0 * day
+
+
+# ---- counts as people write them ----------------------------------------------------------
+
+# A count of tokens (a context, a prompt, a batch) may end in a binary multiple, as context
+# lengths are written: 16k = 16,384, 128k = 131,072 (Llama 3.1's max_position_embeddings), 1M =
+# 1,048,576, 10M = 10,485,760 (Llama 4 Scout's). Case does not matter; no SI (1,000) reading.
+COUNT_SUFFIXES = {"k": 2**10, "m": 2**20, "g": 2**30}
+COUNT_HELP = "k = 1,024, M = 1,048,576: 16k = 16,384"
+
+
+def parse_count(
+    text: str | int,
+    name: str = "value",
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+) -> int:
+    """A whole count from text as people write it: `4096`, `16_384`, `16k` (16,384), `1.5k`
+    (1,536), `1M` (1,048,576), `1e3` (1,000). The suffixes are binary (COUNT_SUFFIXES). An int
+    is checked as is. Anything else, a fraction, a count below 1 (below 0 with `allow_zero`)
+    or above `maximum` (default 1e30) raises InputError with one line naming `name`.
+
+    >>> parse_count("128k"), parse_count("1M"), parse_count("1.5k")
+    (131072, 1048576, 1536)
+    """
+    from decimal import Decimal, InvalidOperation
+
+    from .errors import InputError
+
+    what = "zero or a positive integer" if allow_zero else "a positive integer"
+    bad = InputError(
+        f"{name} must be {what} (or a size like 16k or 1M; {COUNT_HELP}), got {text!r}",
+        field=name,
+    )
+    if isinstance(text, bool):
+        raise bad
+    if isinstance(text, int):
+        value = Decimal(text)
+    elif isinstance(text, str):
+        s = text.strip().replace("_", "")
+        scale = COUNT_SUFFIXES.get(s[-1:].lower(), 1) if s else 1
+        if scale != 1:
+            s = s[:-1]
+        try:
+            value = Decimal(s) * scale
+        except InvalidOperation:
+            raise bad from None
+        if not value.is_finite():
+            raise bad
+    else:
+        raise bad
+    if value != value.to_integral_value() or value < (0 if allow_zero else 1):
+        raise bad
+    if value > Decimal(maximum if maximum is not None else _MOST):
+        most = maximum if maximum is not None else _MOST
+        raise InputError(f"{name} must be at most {most:.0e}, got {text!r}", field=name)
+    return int(value)
+
+
+_MOST = 1e30  # no count is near this: a bound that keeps `int()` of '1e999999' from running away

@@ -1,16 +1,34 @@
-"""Shared pieces of the command line: the one-line-error parser, argument types, output helpers."""
+"""Shared pieces of the command line: the one-line-error parser, argument types, output helpers
+(times in the unit a person reads them in, tables with units in their headers), the deployment
+flags and the progress bar."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from .. import units
+from ..errors import InputError
 from ..roofline import OVERLAP_MODES  # the package (numpy) is loaded already: costs nothing
+from ..units import COUNT_HELP, parse_count
+
+# the engines `--engine` takes (a test checks this against `calibrate.list_profiles`, which
+# reads the fitted constants: too slow for `--help`)
+ENGINE_FAMILIES = "vllm, trtllm, sglang, llamacpp, lmdeploy, mlx, habana"
+ENGINE_HELP = (
+    "how a pass is timed: calibrated (default: the realistic estimate with a range, constants "
+    "fitted to measurements of this chip's vendor and memory kind), ideal (datasheet peaks, no "
+    f"overheads: the lower bound), or an engine family, {ENGINE_FAMILIES} (calibrated, plus "
+    "what was measured of that engine)"
+)
+SIZES = f"sizes like 16k or 1M ({COUNT_HELP})"
+RANGE_HELP = "A..B = powers of two from A to B (1..256 = 1,2,4,...,256)"
+_BIG = 10**18  # larger counts are refused while parsing; the library names its own limits
 
 
 class Parser(argparse.ArgumentParser):
@@ -25,26 +43,27 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"llm-roofline: error: {message}\n")
 
 
-def positive_int(text: str) -> int:
+# ---- argument types --------------------------------------------------------------------------
+
+
+def _count(text: str, allow_zero: bool) -> int:
+    """A count as `units.parse_count` reads it (16k = 16,384), or argparse's one-line error."""
     try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
+        return parse_count(text, allow_zero=allow_zero, maximum=_BIG)
+    except InputError:
+        what = "0 or a positive integer" if allow_zero else "a positive integer"
+        hint = f" ({SIZES})" if any(c.isalpha() for c in text) else ""
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}{hint}") from None
+
+
+def positive_int(text: str) -> int:
+    """A count of 1 or more: `4096`, `16k` (16,384), `1M` (1,048,576)."""
+    return _count(text, False)
 
 
 def nonneg_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected 0 or a positive integer, got {text!r}"
-        ) from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or a positive integer, got {text!r}")
-    return v
+    """A count of 0 or more, written as `positive_int` reads it."""
+    return _count(text, True)
 
 
 def positive_float(text: str) -> float:
@@ -57,11 +76,25 @@ def positive_float(text: str) -> float:
     return v
 
 
+def price(text: str) -> float:
+    """USD per chip-hour: a positive number, or 0 for hardware you own (no $ per token)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and v >= 0):
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number, got {text!r} (or 0: hardware you own)"
+        )
+    return v
+
+
 def int_list(text: str) -> list[int]:
-    """'1,8,64' or 'A..B' (powers of two from A to B)."""
+    """'1,8,64', 'A..B' (powers of two from A to B), counts as `positive_int` reads them:
+    '1k..128k' is 1,024, 2,048, ..., 131,072."""
     try:
         if ".." in text:
-            lo, hi = (int(x) for x in text.split("..", 1))
+            lo, hi = (parse_count(x, allow_zero=True, maximum=_BIG) for x in text.split("..", 1))
             if lo < 1 or hi < lo:
                 raise ValueError
             out, v = [], lo
@@ -69,10 +102,11 @@ def int_list(text: str) -> list[int]:
                 out.append(v)
                 v *= 2
             return out
-        vals = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
+        vals = [parse_count(x, allow_zero=True, maximum=_BIG) for x in text.split(",") if x.strip()]
+    except ValueError:  # InputError is one
         raise argparse.ArgumentTypeError(
-            f"expected positive integers like 1,8,64 or 1..4096, got {text!r}"
+            f"expected positive integers like 1,8,64 or 1..4096, got {text!r} "
+            f"(A..B: powers of two; {SIZES})"
         ) from None
     if not vals or min(vals) < 1:
         raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
@@ -86,24 +120,85 @@ def float_list(text: str) -> list[float]:
     return out
 
 
+# ---- numbers and times as people read them ---------------------------------------------------
+
+
+def fmt_num(v: float, digits: int = 3) -> str:
+    """`v` to `digits` significant digits, never in exponent form: 0.0189, 5.19, 972, 1,130
+    (at most four decimals: smaller is '<0.0001'); 'n/a' when not finite."""
+    if not math.isfinite(v):
+        return "n/a"
+    if v == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    if decimals > 4:
+        if abs(v) < 0.5e-4:
+            return "<0.0001" if v > 0 else "-<0.0001"
+        decimals = 4
+    text = f"{v:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def time_unit(t: float) -> tuple[float, str]:
+    """The unit a duration reads best in, as (seconds per unit, name): ns, µs, ms, s below a
+    minute, min below an hour, h below two days, d below a year, then y."""
+    a = abs(t)
+    if not math.isfinite(a) or a == 0:
+        return 1.0, "s"
+    for scale, name in (
+        (units.year, "y"),
+        (2 * units.day, "d"),
+        (units.hour, "h"),
+        (units.minute, "min"),
+        (1.0, "s"),
+        (units.ms, "ms"),
+        (units.us, "µs"),
+    ):
+        if a >= scale:
+            return (units.day if name == "d" else scale), name
+    return units.ns, "ns"
+
+
 def fmt_time(t: float) -> str:
-    if t >= 1.0:
-        return f"{t:.3g} s"
-    if t >= units.ms:
-        return f"{t / units.ms:.3g} ms"
-    return f"{t / units.us:.3g} µs"
+    """A duration in the unit a person reads it in: '24.1 ms', '19 min', '23 h'."""
+    if not math.isfinite(t):
+        return "n/a"
+    scale, unit = time_unit(t)
+    return f"{fmt_num(t / scale)} {unit}"
 
 
 def fmt_range(t: float, low: float, high: float) -> str:
     """A time and its range in one unit, e.g. '7.07 ms (5.91–8.68)'."""
-    scale, unit = (
-        (1.0, "s") if t >= 1.0 else (1 / units.ms, "ms") if t >= units.ms else (1 / units.us, "µs")
-    )
-    return f"{t * scale:.3g} {unit} ({low * scale:.3g}–{high * scale:.3g})"
+    scale, unit = time_unit(t)
+    return f"{fmt_num(t / scale)} {unit} ({fmt_num(low / scale)}–{fmt_num(high / scale)})"
+
+
+def time_cells(values: Sequence[float | None]) -> tuple[str, list[str]]:
+    """A column of durations in one unit (the one its largest reads best in): the unit, for
+    the header ('tpot (ms)'), and the cells, numbers only ('—' where there is none)."""
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v)]
+    scale, unit = time_unit(max(finite, default=0.0))
+    cells = ["—" if v is None or not math.isfinite(v) else fmt_num(v / scale) for v in values]
+    return unit, cells
+
+
+def range_cells(
+    values: Sequence[float], lows: Sequence[float | None], highs: Sequence[float | None]
+) -> tuple[str, list[str]]:
+    """`time_cells` with each value's range beside it: '14.6 (11.9–17.7)'."""
+    unit, cells = time_cells(values)
+    scale, _ = time_unit(max((abs(v) for v in values if math.isfinite(v)), default=0.0))
+    out = []
+    for c, lo, hi in zip(cells, lows, highs, strict=True):
+        if lo is None or hi is None:
+            out.append(c)
+        else:
+            out.append(f"{c} ({fmt_num(lo / scale)}–{fmt_num(hi / scale)})")
+    return unit, out
 
 
 def fmt_money(x: float | None) -> str:
-    if x is None:
+    if x is None or not math.isfinite(x):
         return "n/a"
     return f"${x:,.3g}" if x < 1000 else f"${x:,.0f}"
 
@@ -126,19 +221,54 @@ def print_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]
         table.add_column(h, justify="left" if i == 0 else "right")
     for r in rows:
         table.add_row(*r)
-    Console(width=max(120, 12 * len(headers))).print(table)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    Console(width=max(120, sum(widths) + 3 * len(widths) + 1)).print(table)
 
 
 def dump_json(obj: Any) -> None:
     print(json.dumps(obj, indent=2, allow_nan=False))
 
 
+# ---- the deployment flags --------------------------------------------------------------------
+
+
 def chip_from_args(args: argparse.Namespace) -> Any:
-    """The chip of --hardware (a catalog id or a FILE.toml record) at --price when given."""
+    """The chip of --hardware (a catalog id or a FILE.toml record) at --price when given (0:
+    hardware you own)."""
     from ..catalog import get_hardware
 
     chip = get_hardware(args.hardware)
-    return chip.with_price(args.price) if getattr(args, "price", None) else chip
+    given = getattr(args, "price", None)
+    return chip if given is None else chip.with_price(given)
+
+
+def unpriced_note(args: argparse.Namespace) -> str:
+    """Why a table has no $ per token: a price of 0 given (hardware you own), or none."""
+    if getattr(args, "price", None) == 0:
+        return "price 0: hardware you own, so no $ per token (give --price USD per chip-hour)"
+    return "no price for this chip in the catalog: no $ per token (give --price USD per chip-hour)"
+
+
+MODEL_HELP = (
+    "a catalog id (`llm-roofline models` lists them), a config.json, or a folder holding one "
+    "(a Hugging Face repo's: `huggingface-cli download REPO config.json --local-dir DIR`)"
+)
+
+
+def context_flag(
+    p: argparse.ArgumentParser, *, default: int | None = 4096, what: str = "tokens of context"
+) -> None:
+    """`--context`: tokens of KV each sequence holds (default 4,096), sizes like 16k."""
+    p.add_argument(
+        "--context",
+        type=positive_int,
+        default=default,
+        required=default is None,
+        metavar="TOKENS",
+        help=f"{what} per sequence"
+        + (f" (default {default:,})" if default is not None else "")
+        + f"; {SIZES}",
+    )
 
 
 def system_flags(
@@ -150,49 +280,73 @@ def system_flags(
     chips: bool = True,
 ) -> None:
     """The flags of a deployment (`llm_roofline.deployment`), the same on every verb."""
-    p.add_argument("--model", required=required, help="catalog id or path to a config.json")
+    p.add_argument("--model", required=required, help=MODEL_HELP)
     p.add_argument(
         "--hardware",
         required=required,
-        help="catalog id (see `llm-roofline hardware`) or a chip record FILE.toml "
+        help="a catalog id (`llm-roofline hardware` lists them) or a chip record FILE.toml "
         "(`llm-roofline hardware ID --toml` prints one to edit)",
     )
     if not chips:
         pass  # the verb chooses the chip counts itself (optimize)
     elif chips_list:
-        p.add_argument("--chips", type=int_list, default=[1], help="e.g. 1,8,72 or 1..64")
+        p.add_argument(
+            "--chips",
+            type=int_list,
+            default="1",
+            help=f"chip counts, e.g. 1,8,72 or 1..64 ({RANGE_HELP}; default 1)",
+        )
     else:
-        p.add_argument("--chips", type=positive_int, default=1, help="chips in all (default 1)")
+        p.add_argument(
+            "--chips",
+            type=positive_int,
+            default=1,
+            help="chips in all, every replica's (default 1)",
+        )
     if split:
-        p.add_argument("--tp", type=positive_int, help="tensor parallel degree (default: the rule)")
-        p.add_argument("--pp", type=positive_int, help="pipeline stages (default: the rule)")
-        p.add_argument("--ep", type=positive_int, help="expert parallel degree (default: the rule)")
+        rule = "(default: the split rule chooses, docs/deployment.md)"
+        p.add_argument("--tp", type=positive_int, help=f"tensor parallel degree {rule}")
+        p.add_argument("--pp", type=positive_int, help=f"pipeline stages {rule}")
+        p.add_argument("--ep", type=positive_int, help=f"expert parallel degree {rule}")
         p.add_argument(
             "--replicas",
             type=positive_int,
-            help="independent instances, each holding the whole model (default: the rule)",
+            help=f"independent instances, each holding the whole model {rule}",
         )
         p.add_argument(
             "--pad-heads",
             action="store_true",
-            help="pad query heads up to a multiple of tp (as ESTI did for PaLM)",
+            help="pad query heads up to a multiple of tp (as ESTI did for PaLM; default: no)",
         )
-    p.add_argument("--weight-dtype", default="bf16", help="bf16, fp8, int4, q4_k_m, ...")
-    p.add_argument("--kv-dtype", default="bf16", help="KV cache data type (default bf16)")
+    p.add_argument(
+        "--weight-dtype",
+        default="bf16",
+        help="weights' data type: bf16, fp8, fp4, int8, int4, q4_k_m, ... (default bf16)",
+    )
+    p.add_argument(
+        "--kv-dtype", default="bf16", help="KV cache data type: bf16, fp8, ... (default bf16)"
+    )
     p.add_argument(
         "--overlap",
         default="full",
         choices=OVERLAP_MODES,
-        help="how compute and memory traffic overlap (default full: the lecture's max)",
+        help="how compute and memory traffic overlap in the ideal step: full = max(compute, "
+        "memory), the lecture's and the lowest; per-op = each operation's max, summed; none = "
+        "the sum (default full)",
     )
+    p.add_argument("--engine", default="calibrated", help=ENGINE_HELP)
     p.add_argument(
-        "--engine",
-        default="calibrated",
-        help="calibrated (default: the realistic estimate with a range, constants for this "
-        "chip's kind), ideal (the lower bound), or an engine family: vllm, trtllm, sglang, "
-        "llamacpp, lmdeploy, mlx, habana (adds what was measured of it)",
+        "--price",
+        type=price,
+        help="USD per chip-hour (default: the catalog's rental price; 0: hardware you own, "
+        "no $ per token)",
     )
-    p.add_argument("--price", type=positive_float, help="USD per chip-hour (default: catalog)")
+
+
+def json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--json", action="store_true", help="print JSON for a program (SI units: seconds, bytes)"
+    )
 
 
 def deployment_from_args(args: argparse.Namespace, chips: int | None = None) -> Any:

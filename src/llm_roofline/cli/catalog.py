@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import units
 from ..hardware import STATUSES
-from ._common import Parser, dump_json, fmt_time, print_table
+from ._common import Parser, dump_json, json_flag, print_table, time_cells
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -108,6 +108,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
     if args.json:
         dump_json(rows)
         return 0
+    drain_unit, drains = time_cells([r["drain_time_s"] for r in rows])
     headers = [
         "id",
         "class",
@@ -115,14 +116,14 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         "memory GB",
         "TB/s",
         "ops:byte",
-        "drain",
+        f"drain ({drain_unit})",
         "domain",
         "$/chip-h",
         "notes",
     ]
     table = []
     by_id = {c.id: c for c in chips}
-    for r in rows:
+    for r, drain in zip(rows, drains, strict=True):
         c = by_id[r["id"]]
         note = "announced" if r["status"] == "announced" else ""
         if r["estimated"]:
@@ -135,7 +136,7 @@ def cmd_hardware(args: argparse.Namespace) -> int:
                 f"{r['memory_bytes'] / units.GB:.0f}",
                 f"{r['memory_bandwidth_bytes_per_s'] / units.TB:.2f}",
                 f"{r['ops_per_byte']:.0f}",
-                fmt_time(r["drain_time_s"]),
+                drain,
                 str(r["scale_up_domain"]),
                 f"{r['price_usd_per_hour']:.2f}" if r["price_usd_per_hour"] else "n/a",
                 note,
@@ -150,12 +151,17 @@ def cmd_hardware(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     m = sub.add_parser("models", help="list the model catalog")
-    m.add_argument("--filter", help="substring of the id or name")
+    m.add_argument("--filter", metavar="TEXT", help="substring of the id or name (default: all)")
     m.add_argument("--moe", action="store_true", help="mixtures of experts only")
     m.add_argument("--dense", action="store_true", help="dense models only")
-    m.add_argument("--attention", choices=["mha", "gqa", "mqa", "mla"])
+    m.add_argument(
+        "--attention",
+        choices=["mha", "gqa", "mqa", "mla"],
+        help="one attention kind only: multi-head, grouped-query, multi-query or DeepSeek's "
+        "multi-head latent (default: all)",
+    )
     m.add_argument("--sources", action="store_true", help="show where each config was read")
-    m.add_argument("--json", action="store_true")
+    json_flag(m)
     m.set_defaults(func=cmd_models)
 
     h = sub.add_parser("hardware", help="list the hardware catalog, or print one record")
@@ -167,8 +173,12 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         action="store_true",
         help="print the record in the catalog's schema (edit it, then pass --hardware FILE.toml)",
     )
-    h.add_argument("--filter", help="substring of the id, name or vendor")
-    h.add_argument("--status", choices=STATUSES, help="shipping or announced")
+    h.add_argument(
+        "--filter", metavar="TEXT", help="substring of the id, name or vendor (default: all)"
+    )
+    h.add_argument(
+        "--status", choices=STATUSES, help="shipping or announced chips only (default: both)"
+    )
     h.add_argument("--sources", action="store_true", help="show the source of every figure")
-    h.add_argument("--json", action="store_true")
+    json_flag(h)
     h.set_defaults(func=cmd_hardware)

@@ -12,13 +12,17 @@ from typing import Any
 from .. import units
 from ._common import (
     Parser,
+    chip_from_args,
+    context_flag,
     deployment_from_args,
     dump_json,
     float_list,
+    fmt_time,
+    json_flag,
     positive_float,
-    positive_int,
     print_table,
     system_flags,
+    unpriced_note,
 )
 
 
@@ -99,7 +103,10 @@ def cmd_pricing(args: argparse.Namespace) -> int:
             ]
             for r in table
         ]
-    if args.model is not None:
+    if args.model is not None and not chip_from_args(args).price_usd_per_s > 0:
+        out["cost_floor"] = None
+        lines.append(f"{args.model} on {args.chips} × {args.hardware}: {unpriced_note(args)}")
+    elif args.model is not None:
         dep = deployment_from_args(args)
         floor = cost_floor(dep, context_len=args.context)
         out["cost_floor"] = floor
@@ -173,19 +180,20 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
         return 0
     print(
         f"KV cache of one {args.context:,}-token sequence: {res['kv_bytes'] / units.GB:.3g} GB; "
-        f"recomputing it (prefill, engine {res['engine']}) takes {res['recompute_s']:.3g} s, "
+        f"recomputing it (prefill, engine {res['engine']}) takes {fmt_time(res['recompute_s'])}, "
         f"${res['recompute_usd']:.3g}"
     )
+    # each cell in its own unit: the tiers' times span ten orders of magnitude
     print_table(
         "",
         ["tier", "drain time", "read at", "bring back"],
         [
             [
                 k,
-                f"{v['drain_time_s']:.3g} s",
+                fmt_time(v["drain_time_s"]),
                 f"{v['bandwidth'] / units.GB:,.6g} GB/s"
                 + (f" ({v['devices']} chips)" if v["devices"] > 1 else ""),
-                f"{v['fetch_s']:.3g} s",
+                fmt_time(v["fetch_s"]),
             ]
             for k, v in res["tiers"].items()
         ],
@@ -195,7 +203,7 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
         for i, (h, c) in enumerate(zip(res["hold_s"], res["cheapest"], strict=True))
         if i == 0 or c != res["cheapest"][i - 1]
     ]
-    print("cheapest: " + "; ".join(f"from {h:.3g} s: {c}" for h, c in picks))
+    print("cheapest: " + "; ".join(f"from {fmt_time(h)}: {c}" for h, c in picks))
     return 0
 
 
@@ -225,40 +233,101 @@ def cmd_balance(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    usd = "USD per million tokens"
     pc = sub.add_parser("pricing", help="what API prices imply about the hardware and model")
-    pc.add_argument("--input-price", type=positive_float, required=True, help="$ per M tokens")
-    pc.add_argument("--output-price", type=positive_float, required=True, help="$ per M tokens")
-    pc.add_argument("--long-context-threshold", type=positive_float, help="tokens")
-    pc.add_argument("--long-input-price", type=positive_float)
-    pc.add_argument("--long-output-price", type=positive_float)
-    pc.add_argument("--active-params", type=positive_float, help="e.g. 1e11")
-    pc.add_argument("--ratio", type=positive_float, help="FLOP/s ÷ bytes/s (default: hardware)")
+    pc.add_argument("--input-price", type=positive_float, required=True, help=f"{usd} of input")
+    pc.add_argument("--output-price", type=positive_float, required=True, help=f"{usd} of output")
+    pc.add_argument(
+        "--long-context-threshold",
+        type=positive_float,
+        metavar="TOKENS",
+        help="the context at which a price step starts, tokens, written out: a provider's "
+        "'200k' is 200000, not a binary size (default: no step)",
+    )
+    pc.add_argument(
+        "--long-input-price",
+        type=positive_float,
+        help=f"{usd} of input past the threshold (default: none)",
+    )
+    pc.add_argument(
+        "--long-output-price",
+        type=positive_float,
+        help=f"{usd} of output past the threshold, drawn with --out (default: none)",
+    )
+    pc.add_argument(
+        "--active-params",
+        type=positive_float,
+        help="the model's active parameters, e.g. 1e11 (default: --model's, multiplied per token)",
+    )
+    pc.add_argument(
+        "--ratio",
+        type=positive_float,
+        help="the hardware's FLOP/s ÷ bytes/s (default: --hardware's own in bf16)",
+    )
     system_flags(pc, required=False)  # --model: a deployment for the cost and the figure
     pc.set_defaults(hardware="h100-sxm")
-    pc.add_argument("--context", type=positive_int, default=4096, help="tokens (default 4096)")
-    pc.add_argument("--out", help="folder for the cost-vs-context figure (needs --model)")
-    pc.add_argument("--json", action="store_true")
+    hw = next(a for a in pc._actions if a.dest == "hardware")
+    hw.help = f"{hw.help} (default h100-sxm)"
+    context_flag(pc)
+    pc.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for the cost-vs-context figure (needs --model; default: none)",
+    )
+    json_flag(pc)
     pc.set_defaults(func=cmd_pricing)
 
     ct = sub.add_parser("cache-tiers", help="where to keep a KV cache, by hold time")
     system_flags(ct)
-    ct.add_argument("--context", type=positive_int, required=True, help="tokens of one sequence")
-    ct.add_argument("--hold", type=float_list, help="seconds, e.g. 1,60,3600 (default 1 s-30 d)")
-    ct.add_argument("--out", help="folder for the figure")
-    ct.add_argument("--json", action="store_true")
+    context_flag(ct, default=None, what="tokens of the sequence whose KV cache is kept")
+    ct.add_argument(
+        "--hold",
+        type=float_list,
+        metavar="SECONDS",
+        help="how long the cache is kept, seconds, e.g. 1,60,3600 (default: 60 times from 1 s "
+        "to 30 days)",
+    )
+    ct.add_argument("--out", metavar="DIR", help="folder for the figure (default: none)")
+    json_flag(ct)
     ct.set_defaults(func=cmd_cache_tiers)
 
     bl = sub.add_parser(
         "balance", help="token budgets where pre-training, RL and inference cost alike"
     )
-    bl.add_argument("--tokens-per-s", type=positive_float, required=True)
-    bl.add_argument("--days", type=positive_float, required=True)
-    bl.add_argument("--active-params", type=positive_float, required=True)
-    bl.add_argument("--pretrain-mfu", type=positive_float, default=0.4)
     bl.add_argument(
-        "--inference-mfu", type=positive_float, help="default: a third of pre-training's"
+        "--tokens-per-s",
+        type=positive_float,
+        required=True,
+        help="inference tokens served per second",
     )
-    bl.add_argument("--rl-flops-per-token", type=positive_float, default=3.0, help="× N (2..6)")
-    bl.add_argument("--rl-mfu", type=positive_float, help="default: inference's")
-    bl.add_argument("--json", action="store_true")
+    bl.add_argument(
+        "--days", type=positive_float, required=True, help="days of serving at that rate"
+    )
+    bl.add_argument(
+        "--active-params",
+        type=positive_float,
+        required=True,
+        help="the model's active parameters, e.g. 3.7e10",
+    )
+    bl.add_argument(
+        "--pretrain-mfu",
+        type=positive_float,
+        default=0.4,
+        help="pre-training's share of peak FLOP/s (default 0.4)",
+    )
+    bl.add_argument(
+        "--inference-mfu",
+        type=positive_float,
+        help="inference's share of peak FLOP/s (default: a third of pre-training's)",
+    )
+    bl.add_argument(
+        "--rl-flops-per-token",
+        type=positive_float,
+        default=3.0,
+        help="RL FLOPs per token, × the active parameters, 2 to 6 (default 3.0)",
+    )
+    bl.add_argument(
+        "--rl-mfu", type=positive_float, help="RL's share of peak FLOP/s (default: inference's)"
+    )
+    json_flag(bl)
     bl.set_defaults(func=cmd_balance)

@@ -9,14 +9,18 @@ from pathlib import Path
 from .. import units
 from ._common import (
     Parser,
+    context_flag,
     deployment_from_args,
     dump_json,
     fmt_money,
     fmt_time,
+    json_flag,
     positive_float,
     positive_int,
     print_table,
+    progress_bar,
     system_flags,
+    time_cells,
 )
 
 
@@ -25,13 +29,15 @@ def cmd_optimize(args: argparse.Namespace) -> int:
 
     dep = deployment_from_args(args, 1)  # model, chip, types, engine; the search does the rest
     chip = dep.chip
-    res = search(
-        dep,
-        args.max_chips,
-        context_len=args.context,
-        tpot_s=args.tpot_ms * units.ms if args.tpot_ms else None,
-        ttft_s=args.ttft_ms * units.ms if args.ttft_ms else None,
-    )
+    with progress_bar("searching chips × split × batch") as progress:
+        res = search(
+            dep,
+            args.max_chips,
+            context_len=args.context,
+            tpot_s=args.tpot_ms * units.ms if args.tpot_ms else None,
+            ttft_s=args.ttft_ms * units.ms if args.ttft_ms else None,
+            progress=progress,
+        )
     front = [res.row(int(i)) for i in res.frontier]
     best = res.row(res.best) if res.best is not None else None
     if args.json:
@@ -46,6 +52,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             }
         )
     else:
+        tpot_unit, tpots = time_cells([r["tpot_s"] for r in front])
+        ttft_unit, ttfts = time_cells([r["ttft_s"] for r in front])
         headers = (
             "chips",
             "tp",
@@ -53,8 +61,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             "ep",
             "dp",
             "batch",
-            "ms/token",
-            "TTFT",
+            f"TPOT ({tpot_unit})",
+            f"TTFT ({ttft_unit})",
             "tok/s/user",
             "tok/s/chip",
             "$/M tokens",
@@ -67,13 +75,13 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                 str(r["ep"]),
                 str(r["dp"]),
                 f"{r['batch']:,}",
-                f"{r['tpot_s'] / units.ms:.3g}",
-                fmt_time(r["ttft_s"]),
+                tpot,
+                ttft,
                 f"{r['tokens_per_s_per_user']:,.1f}",
                 f"{r['tokens_per_s_per_chip']:,.0f}",
                 fmt_money(r["usd_per_million_tokens"]),
             )
-            for r in front
+            for r, tpot, ttft in zip(front, tpots, ttfts, strict=True)
         ]
         print_table(
             f"frontier ({res.engine} engine): {len(front)} of {res.points['batch'].size:,} "
@@ -89,7 +97,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             print(
                 f"cheapest meeting the targets: {best['chips']} chips, tp {best['tp']}, pp "
                 f"{best['pp']}, ep {best['ep']}, dp {best['dp']}, batch {best['batch']:,}: "
-                f"{best['tpot_s'] / units.ms:.3g} ms/token, TTFT {fmt_time(best['ttft_s'])}, "
+                f"TPOT {fmt_time(best['tpot_s'])}, TTFT {fmt_time(best['ttft_s'])}, "
                 f"{fmt_money(best['usd_per_million_tokens'])} per million tokens"
             )
     if args.out:
@@ -106,12 +114,33 @@ def cmd_optimize(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    o = sub.add_parser("optimize", help="search chips × split × batch for the cheapest serving")
+    o = sub.add_parser(
+        "optimize",
+        help="search chips × split × batch for the cheapest serving",
+        description="Search chip counts (powers of two up to --max-chips, and it), every split "
+        "(tp, pp, ep) that holds the model and every batch that fits, under the engine; print "
+        "the frontier of tokens/s per user against $ per million tokens and the cheapest point "
+        "meeting the targets. Ranks by cost: the chip needs a price.",
+    )
     system_flags(o, split=False, chips=False)  # the search tries every chip count and split
-    o.add_argument("--max-chips", type=positive_int, required=True, help="largest chip count")
-    o.add_argument("--tpot-ms", type=positive_float, help="target time per output token (ms)")
-    o.add_argument("--ttft-ms", type=positive_float, help="target time to first token (ms)")
-    o.add_argument("--context", type=positive_int, default=4096, help="tokens (default 4096)")
-    o.add_argument("--out", help="write the frontier figure (PNG and SVG) into this folder")
-    o.add_argument("--json", action="store_true")
+    o.add_argument(
+        "--max-chips", type=positive_int, required=True, help="the largest chip count to try"
+    )
+    o.add_argument(
+        "--tpot-ms",
+        type=positive_float,
+        help="target time per output token, ms (default: no target)",
+    )
+    o.add_argument(
+        "--ttft-ms",
+        type=positive_float,
+        help="target time to first token (a prompt of --context tokens), ms (default: no target)",
+    )
+    context_flag(o)
+    o.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the frontier figure (PNG and SVG) into this folder (default: none)",
+    )
+    json_flag(o)
     o.set_defaults(func=cmd_optimize)

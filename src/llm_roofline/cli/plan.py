@@ -8,14 +8,19 @@ from typing import Any
 
 from .. import units
 from ._common import (
+    ENGINE_HELP,
+    MODEL_HELP,
+    SIZES,
     Parser,
     dump_json,
     fmt_money,
     fmt_time,
+    json_flag,
     positive_float,
     positive_int,
     print_table,
     progress_bar,
+    time_cells,
 )
 
 
@@ -96,29 +101,40 @@ def cmd_plan(args: argparse.Namespace) -> int:
             f"TTFT p90 {fmt_time(b['ttft_p90_s'])}, TPOT p99 {fmt_time(b['tpot_p99_s'])}; "
             f"capacity {b['capacity_rps']:.3g} requests/s"
         )
+    cands = res.candidates
+    ttft_unit, ttfts = time_cells([r["ttft_p90_s"] for r in cands])
+    tpot_unit, tpots = time_cells([r["tpot_p99_s"] for r in cands])
     rows = [
         (
             r["hardware"],
             str(r["chips"]),
             _shape(r),
             fmt_money(r["usd_per_hour"]),
-            fmt_time(r["ttft_p90_s"]),
-            fmt_time(r["tpot_p99_s"]),
+            ttft,
+            tpot,
             "yes" if r["meets_slo"] else "no",
         )
-        for r in res.candidates
+        for r, ttft, tpot in zip(cands, ttfts, tpots, strict=True)
     ]
     if rows:
         print_table(
             "fleets simulated: the frontier of cost against TTFT and TPOT",
-            ("hardware", "chips", "instances", "$/hour", "TTFT p90", "TPOT p99", "meets"),
+            (
+                "hardware",
+                "chips",
+                "instances",
+                "$/hour",
+                f"TTFT p90 ({ttft_unit})",
+                f"TPOT p99 ({tpot_unit})",
+                "meets",
+            ),
             rows,
         )
     s = res.searched
     print(
         f"searched {s['instance_shapes']} instance shapes ({s['within_bounds']} within the "
         f"bounds), {s['pruned_by_bound']} pruned by their cost bound, "
-        f"{s['simulations']} simulations, {s['seconds']:.2g} s"
+        f"{s['simulations']} simulations, {fmt_time(s['seconds'])}"
     )
     return 0
 
@@ -136,13 +152,25 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         "TTFT p90 and TPOT p99 meet the targets at the rate. Bounds from the ideal engine "
         "prune the search before anything is simulated.",
     )
-    p.add_argument("--model", required=True, help="catalog id or a config.json")
+    p.add_argument("--model", required=True, help=MODEL_HELP)
     p.add_argument(
         "--hardware", required=True, help="catalog ids, comma-separated (e.g. h100-sxm,mi300x)"
     )
     p.add_argument("--rate", type=positive_float, required=True, help="requests per second")
-    p.add_argument("--input-len", type=positive_int, required=True, help="prompt tokens (mean)")
-    p.add_argument("--output-len", type=positive_int, required=True, help="output tokens (mean)")
+    p.add_argument(
+        "--input-len",
+        type=positive_int,
+        required=True,
+        metavar="TOKENS",
+        help=f"prompt tokens per request, the mean ({SIZES})",
+    )
+    p.add_argument(
+        "--output-len",
+        type=positive_int,
+        required=True,
+        metavar="TOKENS",
+        help="output tokens per request, the mean",
+    )
     p.add_argument(
         "--ttft-p90-ms", type=positive_float, required=True, help="target TTFT, 90th pct, ms"
     )
@@ -161,13 +189,15 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         choices=DISAGG_CHOICES,
         help="prefill and decode on separate pools: auto (try both, default), yes, no",
     )
+    p.add_argument("--engine", default="calibrated", help=ENGINE_HELP)
     p.add_argument(
-        "--engine",
-        default="calibrated",
-        help="how steps are timed: calibrated (default) or ideal, or an engine family",
+        "--weight-dtype",
+        default="bf16",
+        help="weights' data type: bf16, fp8, fp4, int8, int4, ... (default bf16)",
     )
-    p.add_argument("--weight-dtype", default="bf16", help="bf16 (default), fp8, int4, ...")
-    p.add_argument("--kv-dtype", default="bf16", help="KV cache data type (default bf16)")
+    p.add_argument(
+        "--kv-dtype", default="bf16", help="KV cache data type: bf16, fp8, ... (default bf16)"
+    )
     p.add_argument(
         "--length-dist",
         default="fixed",
@@ -190,5 +220,5 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         default=8192,
         help="tokens per step per instance (default 8192)",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    json_flag(p)
     p.set_defaults(func=cmd_plan)

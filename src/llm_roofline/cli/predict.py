@@ -7,17 +7,24 @@ import sys
 from typing import Any
 
 from ..serving import MODES
+from ..units import COUNT_HELP
 from ._common import (
+    SIZES,
     Parser,
     chip_from_args,
+    deployment_from_args,
     dump_json,
     fmt_money,
-    fmt_range,
-    fmt_time,
+    fmt_num,
+    json_flag,
     nonneg_int,
     positive_int,
     print_table,
+    range_cells,
     system_flags,
+    time_cells,
+    time_unit,
+    unpriced_note,
 )
 
 
@@ -29,7 +36,7 @@ def _settings(args: argparse.Namespace) -> dict[str, object]:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..scenarios import INPUT_COLUMNS, OUTPUT_COLUMNS, predict_one
+    from ..scenarios import INPUT_COLUMNS, predict_one
 
     if args.scenarios:
         from ..scenario_columns import predict_file
@@ -65,29 +72,79 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if args.json:
         dump_json(record)
         return 0
+    _print_scenario(args, record, ranges)
+    return 0
+
+
+# the output columns in words, for the table (the CSV and --json keep the contract's names)
+_LABELS = {
+    "tpot_s": "tpot: time per output token",
+    "ttft_s": "ttft: time to first token",
+    "request_latency_s": "request latency",
+    "output_tokens_per_s": "output tokens/s",
+    "output_tokens_per_s_per_chip": "output tokens/s per chip",
+    "fits": "fits in memory",
+    "bound": "bound",
+    "t_compute_s": "compute, ideal",
+    "t_weights_s": "weights, ideal",
+    "t_kv_s": "KV, ideal",
+    "t_comm_s": "comm, ideal",
+    "usd_per_million_output_tokens": "$ per million output tokens",
+}
+_PARTS = ("t_compute_s", "t_weights_s", "t_kv_s", "t_comm_s")
+
+
+def _print_scenario(
+    args: argparse.Namespace, record: dict[str, Any], ranges: dict[str, Any]
+) -> None:
+    """The scenario as a table, each time with its unit in its label, and how the parts make
+    the totals."""
+    from ..scenarios import INPUT_COLUMNS, OUTPUT_COLUMNS
+
     rows = [(c, str(record[c])) for c in INPUT_COLUMNS]
+    parts_unit, parts = time_cells([record[c] for c in _PARTS])
     for c in OUTPUT_COLUMNS:
-        v = record[c]
-        if f"{c}_low" in ranges:
-            lo, hi = ranges[f"{c}_low"], ranges[f"{c}_high"]
-            if c in ("tpot_s", "ttft_s", "request_latency_s"):
-                rows.append((c, fmt_range(v, lo, hi)))
-            else:
-                rows.append((c, f"{v:,.1f} ({lo:,.1f}–{hi:,.1f})"))
-        elif c in ("tpot_s", "ttft_s", "request_latency_s") or c.startswith("t_"):
-            rows.append((c, fmt_time(v)))
+        v, label = record[c], _LABELS.get(c, c)
+        lo, hi = ranges.get(f"{c}_low"), ranges.get(f"{c}_high")
+        if c in _PARTS:
+            rows.append((f"{label} ({parts_unit})", parts[_PARTS.index(c)]))
+        elif c.endswith("_s") and not c.endswith("per_s"):
+            unit, (cell,) = range_cells([v], [lo], [hi])
+            rows.append((f"{label} ({unit})", cell))
         elif c.startswith("usd"):
-            rows.append((c, fmt_money(v)))
+            rows.append((label, fmt_money(v) if v is not None else "none"))
+        elif isinstance(v, bool):
+            rows.append((label, "yes" if v else "NO"))
         elif isinstance(v, float):
-            rows.append((c, f"{v:,.1f}"))
+            spread = "" if lo is None else f" ({lo:,.1f}–{hi:,.1f})"
+            rows.append((label, f"{v:,.1f}{spread}"))
         else:
-            rows.append((c, str(v)))
+            rows.append((label, str(v)))
     engine = record["engine"]
     what = "the ideal lower bound" if engine == "ideal" else "calibrated estimate (range)"
-    print_table(f"scenario, engine {engine}: {what}", ("column", "value"), rows)
+    print_table(f"scenario, engine {engine}: {what}", ("quantity", "value"), rows)
+    dep = deployment_from_args(args)
+    from ..report import parts_note, tpot_parts
+
+    print(f"{parts_note(dep)}; here of one output token's step")
     if engine != "ideal":
+        p = tpot_parts(
+            dep,
+            batch=args.batch,
+            input_len=args.input_len,
+            output_len=record["output_len"],
+            mode=args.mode,
+        )
+        scale, unit = time_unit(p["engine_s"])
+        print(
+            f"tpot under {engine} = ideal tpot + the terms' shortfall at measured efficiencies "
+            f"+ fixed times per pass and layer: {fmt_num(p['ideal_s'] / scale)} + "
+            f"{fmt_num(p['efficiency_s'] / scale)} + {fmt_num(p['fixed_s'] / scale)} = "
+            f"{fmt_num(p['engine_s'] / scale)} {unit}"
+        )
         print(f"engine {engine}: {record['engine_profile']}")
-    return 0
+    if record["usd_per_million_output_tokens"] is None:
+        print(f"$ per million output tokens: {unpriced_note(args)}")
 
 
 def _profile_note(engine: str, chip: Any) -> str:
@@ -100,21 +157,43 @@ def _profile_note(engine: str, chip: Any) -> str:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    pr = sub.add_parser("predict", help="one scenario from flags, or a CSV of them")
-    pr.add_argument("--scenarios", help="input CSV (the scenario contract)")
-    pr.add_argument("--out", help="output CSV for --scenarios")
-    system_flags(pr, required=False)
-    pr.add_argument("--batch", type=positive_int, help="sequences in flight, all replicas")
-    pr.add_argument("--input-len", type=positive_int, help="prompt tokens per request")
+    pr = sub.add_parser(
+        "predict",
+        help="one scenario from flags, or a CSV of them",
+        description="One serving scenario from flags, or --scenarios IN.csv --out OUT.csv (the "
+        "contract of docs/cli.md). Lengths and batches take sizes like 16k or 1M "
+        f"({COUNT_HELP}), on the command line and in the CSV's cells.",
+    )
     pr.add_argument(
-        "--output-len", type=nonneg_int, help="generated tokens per request (decode: may be 0)"
+        "--scenarios",
+        metavar="IN.csv",
+        help="input CSV, one scenario a row (the contract of docs/cli.md; default: one "
+        "scenario from the flags)",
+    )
+    pr.add_argument("--out", metavar="OUT.csv", help="output CSV for --scenarios (required then)")
+    system_flags(pr, required=False)
+    pr.add_argument(
+        "--batch", type=positive_int, help="sequences in flight, all replicas (required)"
+    )
+    pr.add_argument(
+        "--input-len",
+        type=positive_int,
+        metavar="TOKENS",
+        help=f"prompt tokens per request (required; {SIZES})",
+    )
+    pr.add_argument(
+        "--output-len",
+        type=nonneg_int,
+        metavar="TOKENS",
+        help="generated tokens per request (required but in decode mode, where it may be 0)",
     )
     pr.add_argument(
         "--mode",
         default="decode",
         choices=MODES,
-        help="decode: one step at input_len; static: a fixed batch from prefill to the last "
-        "token; continuous: steady state with batch requests in flight (default decode)",
+        help="decode: one decode step of batch sequences at input_len tokens of context; "
+        "static: a fixed batch from its prefill to its last token; continuous: steady state "
+        "with batch requests in flight, new prompts prefilled in chunks (default decode)",
     )
-    pr.add_argument("--json", action="store_true")
+    json_flag(pr)
     pr.set_defaults(func=cmd_predict)

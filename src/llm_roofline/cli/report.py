@@ -5,27 +5,36 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._common import (
+    RANGE_HELP,
+    SIZES,
     Parser,
+    context_flag,
     deployment_from_args,
     dump_json,
     fmt_money,
-    fmt_range,
+    fmt_num,
     fmt_time,
     int_list,
-    positive_int,
+    json_flag,
     print_table,
+    progress_bar,
     system_flags,
+    time_unit,
+    unpriced_note,
 )
 
 if TYPE_CHECKING:
     from ..deployment import Deployment
 
 
-def _print_report(rep: Any) -> None:
+def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
+    from ..report import engine_efficiencies, engine_parts, parts_note
+
     print(
         f"{rep.model} on {rep.chips} × {rep.hardware}, context {rep.context_len:,} tokens, "
         f"weights {rep.weight_dtype}, KV {rep.kv_dtype}, overlap {rep.overlap}"
@@ -49,40 +58,65 @@ def _print_report(rep: Any) -> None:
     if rep.fit_message:
         print(f"  DOES NOT FIT at batch 1: {rep.fit_message}. Times below are computed anyway.")
     ranged = rep.engine != "ideal"
+    rows = rep.rows
+    # one unit for every time column (the one the engine's slowest step reads best in), so
+    # the columns compare at a glance
+    scale, unit = time_unit(max(r["t_step_s"] for r in rows))
+
+    def col(key: str) -> list[str]:
+        return [fmt_num(r[key] / scale) if r[key] else "-" for r in rows]
+
+    est = [
+        f"{fmt_num(r['t_step_s'] / scale)} ({fmt_num(r['t_step_low_s'] / scale)}–"
+        f"{fmt_num(r['t_step_high_s'] / scale)})"
+        for r in rows
+    ]
     headers = [
         "batch",
-        "t_compute",
-        "t_weights",
-        "t_kv",
-        "t_comm",
-        "ideal step",
-        *([f"{rep.engine} (range)"] if ranged else []),
+        f"compute ({unit})",
+        f"weights ({unit})",
+        f"KV ({unit})",
+        f"comm ({unit})",
+        f"ideal step ({unit})",
+        *([f"{rep.engine} step ({unit}, range)"] if ranged else []),
         "bound",
         "tokens/s",
         "$/M tokens",
         "fits",
     ]
-    rows = []
-    for r in rep.rows:
-        est = [fmt_range(r["t_step_s"], r["t_step_low_s"], r["t_step_high_s"])] if ranged else []
-        rows.append(
+    cells = [col(k) for k in ("t_compute_s", "t_weights_s", "t_kv_s", "t_comm_s", "t_ideal_s")]
+    table = []
+    for i, r in enumerate(rows):
+        table.append(
             (
                 f"{r['batch']:,}",
-                fmt_time(r["t_compute_s"]),
-                fmt_time(r["t_weights_s"]),
-                fmt_time(r["t_kv_s"]),
-                fmt_time(r["t_comm_s"]) if r["t_comm_s"] else "-",
-                fmt_time(r["t_ideal_s"]),
-                *est,
+                *(c[i] for c in cells),
+                *([est[i]] if ranged else []),
                 r["bound"],
                 f"{r['tokens_per_s']:,.0f}",
                 fmt_money(r["usd_per_million_tokens"]),
                 "yes" if r["fits"] else "NO",
             )
         )
-    print_table("", headers, rows)
+    print_table("", headers, table)
+    print(f"  {parts_note(dep)}")
     if ranged:
-        print(f"  tokens/s and $/M tokens: {rep.engine} engine; t_* columns: the ideal terms")
+        eff = ", ".join(f"{k} {v:.0%}" for k, v in engine_efficiencies(dep).items())
+        ends = [rows[0], rows[-1]] if len(rows) > 1 else rows[:1]
+        sums = "; ".join(
+            f"batch {r['batch']:,}: {fmt_num(p['ideal_s'] / scale)} + "
+            f"{fmt_num(p['efficiency_s'] / scale)} + {fmt_num(p['fixed_s'] / scale)} = "
+            f"{fmt_num(p['engine_s'] / scale)} {unit}"
+            for r in ends
+            for p in [engine_parts(dep, r["t_ideal_s"], r["t_step_s"])]
+        )
+        print(
+            f"  {rep.engine} step = ideal step + the terms' shortfall at measured efficiencies "
+            f"({eff} of peak) + fixed times per pass and layer: {sums}"
+        )
+        print(f"  tokens/s and $/M tokens: {rep.engine} engine")
+    if rows and all(r["usd_per_million_tokens"] is None for r in rows):
+        print(f"  $/M tokens: {unpriced_note(args)}")
 
 
 def _report(args: argparse.Namespace, out: Path | None) -> int:
@@ -101,7 +135,7 @@ def _print_deployment(args: argparse.Namespace) -> Deployment:
     if args.json:
         dump_json(rep.as_dict())
     else:
-        _print_report(rep)
+        _print_report(rep, dep, args)
     return dep
 
 
@@ -121,12 +155,37 @@ def _write_figures(cases: list[tuple[argparse.Namespace, Deployment]], out: Path
         todo, paths = figure_jobs(dep, out, context_len=args.context, prefix=prefix)
         jobs += todo
         written.append((name, dep, paths))
-    run_split(jobs, available_cores())
+    cores = available_cores()
+    with progress_bar("drawing figures") as progress:
+        progress(0, len(jobs))
+        run_split(_counted(jobs, progress, min(cores, len(jobs))), cores)
+        progress(len(jobs), len(jobs))
     for name, dep, paths in written:
         priced = dep.chip.price_usd_per_s > 0
         note = "" if priced else " (no price: cost figures skipped, use --price)"
         what = f"{name} on {dep.chips} × {dep.chip.id}"
         print(f"wrote {len(paths)} figure files of {what} to {out}/{note}", file=sys.stderr)
+
+
+def _counted(
+    jobs: list[Callable[[], object]], progress: Callable[[int, int], None], workers: int
+) -> list[Callable[[], object]]:
+    """The jobs, each telling `progress` when it is done. `run_split` deals them out to
+    `workers` processes in turn; this one sees only its own share, so each of its jobs stands
+    for `workers` (the bar reaches the end as the last share does)."""
+    done = [0]
+    step = max(1, workers)
+
+    def counted(job: Callable[[], object]) -> Callable[[], object]:
+        def run() -> object:
+            out = job()
+            done[0] += step
+            progress(min(done[0], len(jobs)), len(jobs))
+            return out
+
+        return run
+
+    return [counted(j) for j in jobs]
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -139,8 +198,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     # first, then the ten figures drawn together.
     parser = argparse.ArgumentParser()
     system_flags(parser)
-    parser.add_argument("--context", type=int, default=4096)
-    parser.add_argument("--json", action="store_true")
+    context_flag(parser)
+    json_flag(parser)
     cases = [
         "--model deepseek-v3 --hardware gb200 --chips 72 --weight-dtype fp8",
         "--model llama-3.1-70b --hardware h100-sxm --chips 8",
@@ -174,26 +233,51 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def add_report_parser(sub: argparse._SubParsersAction[Parser]) -> None:
-    r = sub.add_parser("report", help="the lecture's numbers and figures for one deployment")
-    system_flags(r)
-    r.add_argument(
-        "--context", type=positive_int, default=4096, help="tokens of KV per sequence (4096)"
+    r = sub.add_parser(
+        "report",
+        help="the lecture's numbers and figures for one deployment",
+        description="The lecture's numbers for one deployment: latency floor, balance batch "
+        "B*, drain time, the largest batch that fits, and a table over batch of each ideal term "
+        "beside the engine's step. Counts take " + SIZES + ".",
     )
-    r.add_argument("--out", help="write the five figures (PNG and SVG) into this folder")
-    r.add_argument("--json", action="store_true")
+    system_flags(r)
+    context_flag(r)
+    r.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the five figures (PNG and SVG) into this folder (default: none)",
+    )
+    json_flag(r)
     r.set_defaults(func=cmd_report)
 
 
 def add_sweep_parser(sub: argparse._SubParsersAction[Parser]) -> None:
-    sw = sub.add_parser("sweep", help="a grid over batch × context × chips, as CSV")
+    sw = sub.add_parser(
+        "sweep",
+        help="a grid over batch × context × chips, as CSV",
+        description=f"Decode steps over chips × batch × context as CSV. {RANGE_HELP}; {SIZES}.",
+    )
     system_flags(sw, chips_list=True)
-    sw.add_argument("--batch", type=int_list, default=int_list("1..1024"))
-    sw.add_argument("--context", type=int_list, default=int_list("1024..131072"))
-    sw.add_argument("--out", help="CSV file (default: standard output)")
+    sw.add_argument(
+        "--batch",
+        type=int_list,
+        default="1..1024",
+        help=f"sequences per step, e.g. 1,8,64 or 1..256 ({RANGE_HELP}; default 1..1024)",
+    )
+    sw.add_argument(
+        "--context",
+        type=int_list,
+        default="1k..128k",
+        help=f"tokens of context per sequence, e.g. 1024,8192 or 1k..128k (powers of two; "
+        f"{SIZES}; default 1k..128k: 1,024 to 131,072)",
+    )
+    sw.add_argument("--out", metavar="FILE", help="CSV file (default: standard output)")
     sw.set_defaults(func=cmd_sweep)
 
 
 def add_demo_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     d = sub.add_parser("demo", help="report the lecture's example and a common deployment")
-    d.add_argument("--out", default="out", help="folder for the figures (default: out)")
+    d.add_argument(
+        "--out", default="out", metavar="DIR", help="folder for the figures (default: out)"
+    )
     d.set_defaults(func=cmd_demo)

@@ -31,6 +31,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     sv = sub.add_parser("serve", help="the interactive page and its JSON API (extra `web`)")
-    sv.add_argument("--host", default="127.0.0.1", help="default: loopback only")
-    sv.add_argument("--port", type=positive_int, default=8000)
+    sv.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    sv.add_argument("--port", type=positive_int, default=8000, help="TCP port (default 8000)")
     sv.set_defaults(func=cmd_serve)

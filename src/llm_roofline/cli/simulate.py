@@ -8,14 +8,16 @@ from typing import Any
 
 from .. import units
 from ._common import (
+    SIZES,
     Parser,
     deployment_from_args,
     dump_json,
-    fmt_time,
+    json_flag,
     positive_float,
     positive_int,
     print_table,
     system_flags,
+    time_cells,
 )
 
 
@@ -119,11 +121,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         ("time per output token", "tpot"),
         ("end to end", "e2e"),
     ):
-        cells = []
-        for q in ("p50", "p90", "p99", "mean"):
-            v = s.get(f"{key}_{q}_s")
-            cells.append("—" if v is None else fmt_time(v))
-        rows.append((name, *cells))
+        unit, cells = time_cells([s.get(f"{key}_{q}_s") for q in ("p50", "p90", "p99", "mean")])
+        rows.append((f"{name} ({unit})", *cells))
     if s["stable"]:
         print_table("latency", ("", "p50", "p90", "p99", "mean"), rows)
     print(
@@ -158,7 +157,9 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     system_flags(p)
     g = p.add_argument_group("traffic")
-    g.add_argument("--rate", type=positive_float, help="requests per second (open loop)")
+    g.add_argument(
+        "--rate", type=positive_float, help="requests per second (open loop; give one of three)"
+    )
     g.add_argument(
         "--concurrency",
         type=positive_int,
@@ -170,9 +171,21 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         help="CSV of arrival_s,input_len,output_len, one request a row (it replaces --requests, "
         "the lengths, --arrival and --seed)",
     )
-    g.add_argument("--requests", type=positive_int, default=1000, help="requests (default 1000)")
-    g.add_argument("--input-len", type=positive_int, help="mean prompt tokens per request")
-    g.add_argument("--output-len", type=positive_int, help="mean output tokens per request")
+    g.add_argument(
+        "--requests", type=positive_int, default=1000, help="requests served (default 1000)"
+    )
+    g.add_argument(
+        "--input-len",
+        type=positive_int,
+        metavar="TOKENS",
+        help=f"prompt tokens per request, the mean (required without --trace; {SIZES})",
+    )
+    g.add_argument(
+        "--output-len",
+        type=positive_int,
+        metavar="TOKENS",
+        help="output tokens per request, the mean (required without --trace)",
+    )
     g.add_argument(
         "--length-dist",
         default="fixed",
@@ -180,8 +193,18 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         help="lengths: fixed (default), normal, lognormal (spreads below), or sharegpt-like "
         "(lognormal with the spread of the ShareGPT conversations, scaled to the means)",
     )
-    g.add_argument("--input-spread", type=positive_float, help="standard deviation, tokens")
-    g.add_argument("--output-spread", type=positive_float, help="standard deviation, tokens")
+    g.add_argument(
+        "--input-spread",
+        type=positive_float,
+        help="prompt lengths' standard deviation, tokens (default: a quarter of the mean for "
+        "normal, the mean for lognormal)",
+    )
+    g.add_argument(
+        "--output-spread",
+        type=positive_float,
+        help="output lengths' standard deviation, tokens (default: a quarter of the mean for "
+        "normal, the mean for lognormal)",
+    )
     g.add_argument(
         "--arrival",
         default="poisson",
@@ -221,8 +244,20 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         "the deployment (its chips over its replicas); the KV cache crosses the scale-up link "
         "when both pools fit one domain, else the network (default: aggregated)",
     )
-    s.add_argument("--slo-ttft-ms", type=positive_float, help="goodput: TTFT target, ms")
-    s.add_argument("--slo-tpot-ms", type=positive_float, help="goodput: TPOT target, ms")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--out", help="folder for figures (latency against load, queue and KV)")
+    s.add_argument(
+        "--slo-ttft-ms",
+        type=positive_float,
+        help="goodput counts requests within this TTFT, ms (default: no target)",
+    )
+    s.add_argument(
+        "--slo-tpot-ms",
+        type=positive_float,
+        help="goodput counts requests within this TPOT, ms (default: no target)",
+    )
+    json_flag(p)
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for figures: latency against load, queue and KV (default: none)",
+    )
     p.set_defaults(func=cmd_simulate)

@@ -10,13 +10,19 @@ from pathlib import Path
 
 from .. import units
 from ._common import (
+    ENGINE_FAMILIES,
+    RANGE_HELP,
+    SIZES,
     Parser,
     dump_json,
+    fmt_num,
     fmt_time,
     int_list,
+    json_flag,
     positive_int,
     print_table,
     progress_bar,
+    time_cells,
 )
 
 
@@ -75,9 +81,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 r.row.model,
                 f"{r.row.chips}×{r.row.hardware}",
                 r.row.mode,
-                r.row.metric,
-                f"{r.row.measured:.4g}",
-                f"{r.predicted:.4g}",
+                _METRIC_WORDS.get(r.row.metric, r.row.metric),
+                _metric_value(r.row.metric, r.row.measured),
+                _metric_value(r.row.metric, r.predicted),
                 f"{r.ratio:.2f}",
                 "ceiling" if r.row.ceiling else ("" if r.faster_than_measured else "SLOWER"),
             )
@@ -151,6 +157,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+# the validation set's metrics in words, for the table (--json keeps their names)
+_METRIC_WORDS = {
+    "tpot_s": "time per output token",
+    "ttft_s": "time to first token",
+    "request_latency_s": "request latency",
+    "output_tokens_per_s": "output tokens/s",
+    "output_tokens_per_s_per_chip": "output tokens/s per chip",
+}
+
+
+def _metric_value(metric: str, value: float) -> str:
+    """A measured or predicted value in its unit: a time as a person reads it, a throughput
+    as a number with four significant digits."""
+    if metric.endswith("_s") and "per_s" not in metric:
+        return fmt_time(value)
+    return fmt_num(value, 4)
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..calibrate import profiles_toml
     from ..validate import fit_shipped
@@ -168,27 +192,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_measure(args: argparse.Namespace) -> int:
     from ..measure import measure_machine
 
-    def progress(i: int, n: int) -> None:
-        if not args.json:
-            print(
-                f"\r  decode grid {i}/{n} [{'#' * (20 * i // n):<20}]",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    rep = measure_machine(
-        args.model,
-        layers=args.layers,
-        batches=args.batch,
-        contexts=args.context,
-        dtype=args.dtype,
-        device=args.device,
-        progress=progress,
-    )
-    if not args.json:
-        print(file=sys.stderr)
-    model_id = Path(str(args.model)).stem if str(args.model).endswith(".json") else args.model
+    with progress_bar("measuring a decode grid") as progress:
+        rep = measure_machine(
+            args.model,
+            layers=args.layers,
+            batches=args.batch,
+            contexts=args.context,
+            dtype=args.dtype,
+            device=args.device,
+            progress=progress,
+        )
+    model_id = _model_label(str(args.model))
     if args.json:
         dump_json(
             {
@@ -208,19 +222,20 @@ def cmd_measure(args: argparse.Namespace) -> int:
             f"{rep.bandwidth_bytes_per_s / units.GB:,.1f} GB/s, {rep.dtype} matmul "
             f"{rep.flops / units.tera:,.3f} TFLOP/s (measured)"
         )
+        unit, cells = time_cells([t for p in rep.points for t in (p.measured_s, p.predicted_s)])
         print_table(
             f"decode of {rep.model} ({rep.layers} layers, random weights) against the "
             f"engine with the measured peaks",
-            ("batch", "context", "measured", "predicted", "pred/meas"),
+            ("batch", "context", f"measured ({unit})", f"predicted ({unit})", "pred/meas"),
             [
                 (
                     str(p.batch),
                     f"{p.context_len:,}",
-                    fmt_time(p.measured_s),
-                    fmt_time(p.predicted_s),
+                    cells[2 * i],
+                    cells[2 * i + 1],
                     f"{p.ratio:.2f}",
                 )
-                for p in rep.points
+                for i, p in enumerate(rep.points)
             ],
         )
     if args.save_hardware:
@@ -236,42 +251,101 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_label(model: str) -> str:
+    """A model's name in the rows `measure` writes: a catalog id as is, a config.json by its
+    file's stem, a folder by its name."""
+    path = Path(model)
+    if model.endswith(".json"):
+        return path.stem
+    return path.name if "/" in model or path.is_dir() else model
+
+
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     v = sub.add_parser("validate", help="predicted against published measurements")
     v.add_argument(
         "--engine",
         default="ideal",
-        help="ideal (default), calibrated (each row with its own engine family), or an engine "
-        "family: vllm, trtllm, sglang, llamacpp, lmdeploy, mlx, habana",
+        help="ideal (default: the lower bound, so every row should be slower than predicted), "
+        f"calibrated (each row with its own engine family), or an engine family: "
+        f"{ENGINE_FAMILIES}",
     )
     v.add_argument(
         "--cv",
         action="store_true",
         help="also cross-validate the calibrated engine: leave one source out, and leave one "
-        "hardware kind out",
+        "hardware kind out (about 6 s, a progress bar on a terminal)",
     )
-    v.add_argument("--out", help="write the scatter plot (PNG and SVG) into this folder")
-    v.add_argument("--json", action="store_true")
+    v.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the scatter plot (PNG and SVG) into this folder (default: none)",
+    )
+    json_flag(v)
     v.set_defaults(func=cmd_validate)
 
     c = sub.add_parser("calibrate", help="fit the calibrated engine to the validation set")
-    c.add_argument("--out", help="write profiles.toml here (default: standard output)")
+    c.add_argument(
+        "--out", metavar="FILE", help="write profiles.toml here (default: standard output)"
+    )
     c.set_defaults(func=cmd_calibrate)
 
-    me = sub.add_parser("measure", help="measure this machine and a real decode (needs torch)")
-    me.add_argument("--model", default="llama-3.1-8b", help="catalog id or config.json path")
+    me = sub.add_parser(
+        "measure",
+        help="measure this machine and a real decode (needs torch)",
+        description="Measure this machine's memory bandwidth and matmul FLOP/s, then time a "
+        "real PyTorch decode (random weights) over batch × context and set it against the "
+        f"engine with those peaks. {RANGE_HELP}; {SIZES}.",
+    )
+    me.add_argument(
+        "--model",
+        default="llama-3.1-8b",
+        help="a catalog id, a config.json or a folder holding one (default llama-3.1-8b)",
+    )
     me.add_argument(
         "--layers",
         type=positive_int,
         default=2,
         help="keep only the first N layers (default 2: fits a laptop)",
     )
-    me.add_argument("--batch", type=int_list, default=[1, 4, 16])
-    me.add_argument("--context", type=int_list, default=[128, 1024])
-    me.add_argument("--dtype", default="fp32", choices=["fp32", "bf16", "fp16"])
-    me.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    me.add_argument("--save-hardware", help="write the measured peaks as a hardware record")
-    me.add_argument("--save-rows", help="write the decode grid as validation rows (CSV)")
-    me.add_argument("--hardware-id", default="this-machine")
-    me.add_argument("--json", action="store_true")
+    me.add_argument(
+        "--batch",
+        type=int_list,
+        default="1,4,16",
+        help="sequences per decode step, e.g. 1,4,16 or 1..64 (default 1,4,16)",
+    )
+    me.add_argument(
+        "--context",
+        type=int_list,
+        default="128,1024",
+        metavar="TOKENS",
+        help="tokens of context per sequence, e.g. 128,1024 or 1k..8k (default 128,1024)",
+    )
+    me.add_argument(
+        "--dtype",
+        default="fp32",
+        choices=["fp32", "bf16", "fp16"],
+        help="the weights' and matmuls' type (default fp32)",
+    )
+    me.add_argument(
+        "--device",
+        default="cpu",
+        choices=["cpu", "cuda"],
+        help="where to run: cpu, or cuda, the first GPU (default cpu)",
+    )
+    me.add_argument(
+        "--save-hardware",
+        metavar="FILE",
+        help="write the measured peaks as a hardware record (TOML; default: none)",
+    )
+    me.add_argument(
+        "--save-rows",
+        metavar="FILE",
+        help="write the decode grid as validation rows (CSV; default: none)",
+    )
+    me.add_argument(
+        "--hardware-id",
+        default="this-machine",
+        help="the id of the record and rows written (default this-machine)",
+    )
+    json_flag(me)
     me.set_defaults(func=cmd_measure)
