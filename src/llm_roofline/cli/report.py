@@ -56,7 +56,8 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
     print(f"  HBM drain time (capacity / bandwidth)               {fmt_time(rep.drain_time_s)}")
     print(f"  largest batch that fits                             {rep.max_batch:,}")
     if rep.fit_message:
-        print(f"  DOES NOT FIT at batch 1: {rep.fit_message}. Times below are computed anyway.")
+        print(f"  DOES NOT FIT at batch 1: {rep.fit_message.removeprefix('does not fit: ')}.")
+        print("  Times below are computed anyway.")
     ranged = rep.engine != "ideal"
     rows = rep.rows
     # one unit for every time column (the one the engine's slowest step reads best in), so
