@@ -375,3 +375,13 @@ def test_progress_bar_draws_nothing_off_a_terminal(capsys: pytest.CaptureFixture
         progress(1, 2)
         progress(2, 2)
     assert capsys.readouterr().err == ""
+
+
+def test_report_with_the_ideal_engine_has_no_range_column() -> None:
+    """The ideal engine is the bound itself: no range to print (this crashed once on the
+    missing t_step_low_s). Its parts are the bound's; the header says so."""
+    run = run_cli(
+        "report", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--engine", "ideal"
+    )
+    assert run.code == 0, run.err
+    assert "range" not in run.out and "ideal step (" in run.out

@@ -67,11 +67,15 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
     def col(key: str) -> list[str]:
         return [fmt_num(r[key] / scale) if r[key] else "-" for r in rows]
 
-    est = [
-        f"{fmt_num(r['t_step_s'] / scale)} ({fmt_num(r['t_step_low_s'] / scale)}–"
-        f"{fmt_num(r['t_step_high_s'] / scale)})"
-        for r in rows
-    ]
+    est = (
+        [
+            f"{fmt_num(r['t_step_s'] / scale)} ({fmt_num(r['t_step_low_s'] / scale)}–"
+            f"{fmt_num(r['t_step_high_s'] / scale)})"
+            for r in rows
+        ]
+        if ranged  # the ideal engine has no range
+        else []
+    )
     headers = [
         "batch",
         f"compute ({unit})",

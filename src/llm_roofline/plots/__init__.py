@@ -11,7 +11,9 @@ module per kind of figure:
   with the frontier drawn;
 - `economics`, `optimize`, `validation`: the figures of the verbs of those names;
 - `spec` (`PlotSpec`: a deployment at a context), `canvas` (making and writing a figure:
-  fixed margins, PNG and SVG) and `workers` (drawing figures on more than one core).
+  fixed margins, PNG and SVG), `layout` (where the words go once the page is laid out: labels
+  clear of the lines, legends where they hide least, log tick labels that do not collide) and
+  `workers` (drawing figures on more than one core).
 
 matplotlib is imported only when a figure is drawn, so importing this package needs none.
 """

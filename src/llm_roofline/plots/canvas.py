@@ -14,13 +14,14 @@ and rendering text and ticks, and every layout pass is one more full draw. So:
 - log tick labels as plain text with superscript digits (10³), which look as matplotlib's
   mathtext labels do without a parse per label (a sixth of the time).
 
-The two draws (PNG, SVG) still lay out every text: together about 0.15 s of one core a figure.
+`finish` lays a figure out as it is written: the margins, then (`layout`) the log axes' ticks
+and labels, the labels inside the axes and the legends, placed where nothing runs into them,
+measured with the PNG's renderer without drawing. The two draws (PNG, SVG) still lay out every
+text: together about 0.15 s of one core a figure.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,15 +29,18 @@ import numpy as np
 
 from ..errors import InputError
 from ..units import mega, ms
+from . import layout
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
     from matplotlib.figure import Figure
-    from matplotlib.ticker import LogFormatterSciNotation
 
 __all__ = [
     "MS",
     "PER_M",
+    "count_labels",
+    "finish",
     "import_matplotlib",
     "new_figure",
     "plain_log_labels",
@@ -85,17 +89,24 @@ def set_title(ax: Axes, text: str, fontsize: float = 10) -> None:
     ax.set_title(text, fontsize=fontsize, y=1.0)
 
 
-def plain_log_labels(ax: Axes, *, minor_y: bool = False) -> None:
-    """Tick labels of log axes as plain numbers (1, 10, 100 rather than 10⁰, 10¹, 10²); the
-    minor ticks of x unlabelled, of y labelled as plain numbers when `minor_y`."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+def plain_log_labels(ax: Axes) -> None:
+    """Tick labels of log axes as plain numbers (0.1, 1, 10 rather than 10⁻¹, 10⁰, 10¹) where
+    they are short (`layout.log_ticks` chooses which ticks carry one)."""
+    layout.plain_numbers(ax)
 
-    plain = FuncFormatter(lambda v, _: f"{v:g}")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(plain)
-    ax.xaxis.set_minor_formatter(NullFormatter())  # dollars span decades: minor labels collide
-    if minor_y:
-        ax.yaxis.set_minor_formatter(plain)
+
+def count_labels(axis: Axis) -> None:
+    """Tick labels of a linear axis of counts written short: 2,000, 40k, 1.2M (no 1e6 offset)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def short(v: float, _pos: object = None) -> str:
+        if abs(v) >= 1e6:
+            return f"{v / 1e6:g}M"
+        if abs(v) >= 1e4:
+            return f"{v / 1e3:g}k"
+        return f"{v:,.0f}"
+
+    axis.set_major_formatter(FuncFormatter(short))
 
 
 def _title_lines(fig: Figure) -> int:
@@ -108,8 +119,9 @@ def _title_lines(fig: Figure) -> int:
     return axes + lines(fig.get_suptitle())
 
 
-def _fixed_margins(fig: Figure) -> None:
-    """Margins in inches (the same on every figure of a size), the top one from the titles."""
+def _fixed_margins(fig: Figure, below: float = 0.0) -> None:
+    """Margins in inches (the same on every figure of a size), the top one from the titles;
+    `below`: inches more at the bottom (for legends under the axes)."""
     width, height = fig.get_size_inches()
     colorbars = sum(ax.get_label() == "<colorbar>" for ax in fig.axes)
     right = _COLORBAR if colorbars else _RIGHT
@@ -119,7 +131,7 @@ def _fixed_margins(fig: Figure) -> None:
     fig.subplots_adjust(
         left=_LEFT / width,
         right=1 - right / width,
-        bottom=_BOTTOM / height,
+        bottom=(_BOTTOM + below) / height,
         top=1 - top / height,
         wspace=_LEFT / each,  # a fraction of one axes' width
     )
@@ -163,64 +175,29 @@ def _merge_minor_ticks(ax: Axes) -> None:
             line = Line2D([], [])
             ax.add_artist(line)  # before copying the style: this would clip the marks away
             line.update_from(template)
-            line.set(data=data, transform=where, zorder=axis.get_zorder())
+            line.set(data=data, transform=where, zorder=axis.get_zorder(), gid=layout.TICKS)
         axis.set_minor_locator(NullLocator())
 
 
-_MATHTEXT = re.compile(r"^\$\\mathdefault\{(.*)\}\$$")
-_EXPONENT = re.compile(r"\^\{(-?\d+)\}")
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+def finish(fig: Figure) -> None:
+    """Lay a figure out as `save` writes it: fixed margins, then the log axes' ticks, the labels
+    inside the axes and the legends (`layout`), then the minor ticks merged. Once only."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-
-def _unmath(label: str) -> str:
-    """matplotlib's log label in mathtext (`$\\mathdefault{2\\times10^{-3}}$`) as plain text
-    (2×10⁻³); any other label unchanged."""
-    m = _MATHTEXT.match(label)
-    if m is None:
-        return label
-    text = m.group(1).replace("\\times", "×")
-    return _EXPONENT.sub(lambda e: e.group(1).translate(_SUPERSCRIPT), text)
-
-
-@functools.cache
-def _superscripts() -> type[LogFormatterSciNotation]:
-    """matplotlib's default log formatter, writing its labels through `_unmath`."""
-    from matplotlib.ticker import LogFormatterSciNotation
-
-    class Superscripts(LogFormatterSciNotation):
-        def __call__(self, x: float, pos: int | None = None) -> str:
-            return _unmath(super().__call__(x, pos))
-
-    return Superscripts
-
-
-def _superscript_log_labels(ax: Axes) -> None:
-    """Swap matplotlib's default log formatter (mathtext labels) for the same formatter
-    writing plain text with superscript digits, on every axis that still has it."""
-    from matplotlib.ticker import LogFormatterSciNotation
-
-    for axis in (ax.xaxis, ax.yaxis):
-        for minor in (False, True):
-            fmt = axis.get_minor_formatter() if minor else axis.get_major_formatter()
-            if type(fmt) is not LogFormatterSciNotation:
-                continue
-            plain = _superscripts()(
-                base=getattr(fmt, "_base", 10.0),
-                labelOnlyBase=fmt.labelOnlyBase,
-                minor_thresholds=fmt.minor_thresholds,
-            )
-            if minor:
-                axis.set_minor_formatter(plain)
-            else:
-                axis.set_major_formatter(plain)
+    renderer = FigureCanvasAgg(fig).get_renderer()  # type: ignore[no-untyped-call]
+    _fixed_margins(fig, layout.room_below(fig, renderer))
+    for ax in fig.axes:
+        if ax.get_label() != "<colorbar>":
+            layout.log_ticks(ax, renderer)
+    layout.arrange(fig, renderer)
+    layout.forget(fig)
+    for ax in fig.axes:
+        _merge_minor_ticks(ax)
 
 
 def save(fig: Figure, path_stem: str | Path) -> list[Path]:
     """Write a figure as PNG and SVG next to each other; returns both paths."""
-    _fixed_margins(fig)
-    for ax in fig.axes:
-        _superscript_log_labels(ax)
-        _merge_minor_ticks(ax)
+    finish(fig)
     paths = []
     for ext in ("png", "svg"):
         path = Path(f"{path_stem}.{ext}")

@@ -13,6 +13,7 @@ from ..cost import pareto_frontier
 from ..curves import cost_vs_batch, cost_vs_tokens_per_pass, latency_cost_grid
 from ..units import hour
 from .canvas import MS, PER_M, new_figure, plain_log_labels, set_title
+from .layout import Spot, label, legend
 from .spec import PlotSpec
 
 if TYPE_CHECKING:
@@ -48,14 +49,13 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
         ax.plot(B, c["engine"] * PER_M, label=f"cost, {p.dep.engine} engine", color="tab:purple")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("batch B (up to the largest that fits)")
+    ax.set_xlabel("batch B (sequences, up to the largest that fits)")
     if fit < 1:
-        ax.text(
-            0.5,
-            0.5,
+        label(
+            ax,
             "the weights alone do not fit:\nshown for batch 1-2 anyway",
-            transform=ax.transAxes,
-            ha="center",
+            [Spot(0.5, y, "center", "center") for y in (0.5, 0.7, 0.3, 0.85, 0.15)],
+            coords="axes fraction",
             color="dimgrey",
             fontsize=11,
         )
@@ -66,7 +66,7 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
         f"Cost per token vs batch at context {p.context_len:,}, ${price:.2f} per chip-hour\n"
         f"{p.title}",
     )
-    ax.legend(fontsize=8)
+    legend(ax, "upper right", fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return fig
 
@@ -84,21 +84,30 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
         "KV write per token",
         "cost of the pass",
     )
-    ax.axvline(1, color="grey", ls=":", lw=1)
-    ax.annotate(
-        "decode (1 token per pass)", (1.1, ax.get_ylim()[1]), fontsize=8, va="top", color="grey"
-    )
+    decode = ax.axvline(1, color="grey", ls=":", lw=1)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    label(
+        ax,
+        "decode (1 token per pass)",
+        [Spot(1, y, "left", "top") for y in (0.98, 0.85, 0.7, 0.55, 0.4, 0.25, 0.1)],
+        coords=("data", "axes fraction"),
+        line=decode,
+        fontsize=8,
+        color="grey",
+    )
     ratio = float(c["step"][0] / np.min(c["step"]))
-    ax.text(
-        0.03,
-        0.3,
+    label(
+        ax,
         f"one sequence's decode (T = 1) costs {ratio:,.0f}× the cheapest pass per token\n"
         "(batching shrinks that); API prices put output at about 5× input\n"
         "(llm-roofline pricing, docs/economics.md)",
-        transform=ax.transAxes,
-        ha="left",
+        [
+            Spot(x, y, ha, "bottom")
+            for y in (0.3, 0.05, 0.45, 0.15, 0.6)
+            for x, ha in ((0.06, "left"), (0.97, "right"), (0.3, "left"))
+        ],
+        coords="axes fraction",
         fontsize=8,
         color="dimgrey",
     )
@@ -107,7 +116,7 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
     set_title(
         ax, f"Cost per token vs tokens per pass (one sequence per group, empty cache)\n{p.title}"
     )
-    ax.legend(fontsize=8)
+    legend(ax, "upper right", fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return fig
 
@@ -124,10 +133,13 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
         f"rule; engine {p.dep.engine}"
     )
     set_title(ax, title)
+    ax.set_xlabel("$ per million output tokens")
+    ax.set_ylabel("time per output token (ms)")
     if g["chips"].size == 0:
-        ax.text(
-            0.5, 0.5, "the model fits on no chip count tried", ha="center", transform=ax.transAxes
-        )
+        ax.plot([], [], " ", label="nothing to draw: the model fits on no chip count tried")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        legend(ax, "center")
         return fig
     counts = sorted(set(g["chips"].astype(int)))
     index = np.searchsorted(counts, g["chips"].astype(int))
@@ -140,6 +152,7 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
         vmin=-0.5,
         vmax=len(counts) - 0.5,
         s=18,
+        label="one chips × batch (colour: chips)",
     )
     front = pareto_frontier(g["latency_s"], g["usd_per_token"])
     ax.plot(
@@ -150,21 +163,23 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
         label="frontier: cheapest at each latency (labels: chips × batch)",
     )
     for k in front[:: max(1, len(front) // 8)]:
-        ax.annotate(
+        x, y = g["usd_per_token"][k] * PER_M, g["latency_s"][k] * MS
+        label(
+            ax,
             f"{int(g['chips'][k])}×{int(g['batch'][k])}",
-            (g["usd_per_token"][k] * PER_M, g["latency_s"][k] * MS),
+            [
+                *(Spot(x, y, ha, va) for va in ("bottom", "top") for ha in ("left", "right")),
+                *(Spot(x, y, ha, "center") for ha in ("left", "right")),
+            ],
+            drop=True,
             fontsize=7,
-            xytext=(4, 2),
-            textcoords="offset points",
         )
     cb = fig.colorbar(sc, ax=ax, ticks=range(len(counts)))
     cb.set_ticklabels([str(c) for c in counts])
     cb.set_label("chips")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    plain_log_labels(ax, minor_y=True)
-    ax.set_xlabel("$ per million output tokens")
-    ax.set_ylabel("time per output token (ms)")
-    ax.legend(fontsize=8)
+    plain_log_labels(ax)
+    legend(ax, "upper right", fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return fig

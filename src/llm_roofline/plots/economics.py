@@ -11,6 +11,7 @@ import numpy as np
 
 from ..arrays import FloatArray
 from .canvas import new_figure, save, set_title
+from .layout import legend
 
 __all__ = ["write_cache_tiers_figure", "write_cost_vs_context_figure"]
 
@@ -52,31 +53,25 @@ def write_cost_vs_context_figure(
             label=f"price: \\${low:g} to \\${high:g} per M above {step:,.0f} tokens",
         )
     if max_context and max_context < S[-1]:
-        ax.axvspan(max_context, S[-1], color="grey", alpha=0.12, lw=0)
-        ax.annotate(
-            " beyond the trained\n max context",
-            (max_context, ax.get_ylim()[0]),
-            fontsize=8,
-            color="dimgrey",
-            va="bottom",
+        ax.axvspan(
+            max_context,
+            S[-1],
+            color="grey",
+            alpha=0.12,
+            lw=0,
+            label=f"beyond the trained max context ({max_context:,} tokens)",
         )
     if not ok.all():
-        ax.axvline(S[~ok][0], color="grey", ls=":", lw=1)
-        ax.annotate(
-            "one sequence no longer fits",
-            (S[~ok][0], ax.get_ylim()[0]),
-            fontsize=8,
-            color="grey",
-            rotation=90,
-            va="bottom",
-            ha="right",
+        first = S[~ok][0]
+        ax.axvline(
+            first, color="grey", ls=":", lw=1, label=f"one sequence no longer fits ({first:,.0f})"
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("context length (tokens)")
-    ax.set_ylabel("$ per million output tokens (ideal)")
+    ax.set_ylabel("$ per million output tokens")
     set_title(ax, f"Cost per output token vs context\n{title}")
-    ax.legend(fontsize=8)
+    legend(ax, "upper left", fontsize=8)
     ax.grid(alpha=0.3, which="both")
     return save(fig, path_stem)
 
@@ -96,6 +91,6 @@ def write_cache_tiers_figure(
     ax.set_xlabel("hold time (s)")
     ax.set_ylabel("$ per sequence (keep + bring back)")
     set_title(ax, f"Where to keep a KV cache\n{title}")
-    ax.legend(fontsize=7)
+    legend(ax, "upper left", fontsize=7)
     ax.grid(alpha=0.3, which="both")
     return save(fig, path_stem)

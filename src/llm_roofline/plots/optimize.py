@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .canvas import new_figure, save
+from .layout import legend
 
 __all__ = ["write_frontier_figure"]
 
@@ -27,9 +28,15 @@ def write_frontier_figure(result: Any, title: str, path_stem: str | Path) -> lis
         ms=3,
         label="frontier",
     )
-    b.scatter(pts["tokens_per_s_per_chip"], user, s=6, color="lightgrey")
+    b.scatter(pts["tokens_per_s_per_chip"], user, s=6, color="lightgrey", label="every config")
     b.plot(
-        pts["tokens_per_s_per_chip"][front], user[front], color="black", lw=1.5, marker="o", ms=3
+        pts["tokens_per_s_per_chip"][front],
+        user[front],
+        color="black",
+        lw=1.5,
+        marker="o",
+        ms=3,
+        label="frontier",
     )
     if result.best is not None:
         k = result.best
@@ -50,7 +57,8 @@ def write_frontier_figure(result: Any, title: str, path_stem: str | Path) -> lis
         ax.grid(alpha=0.3, which="both")
         ax.set_ylabel("output tokens/s per user (1 / time per token)")
     a.set_xlabel("$ per million output tokens")
-    b.set_xlabel("output tokens/s per chip")
-    a.legend(fontsize=8)
+    b.set_xlabel("throughput per chip (output tokens/s)")
+    for ax in (a, b):
+        legend(ax, "lower right", fontsize=8)
     fig.suptitle(title, fontsize=10)
     return save(fig, path_stem)

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import units
 from .canvas import new_figure, save, set_title
+from .layout import legend
 
 __all__ = ["write_simulation_figures"]
 
@@ -32,21 +33,11 @@ def write_simulation_figures(
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=q)
         cap = rows[0]["capacity_rps"]
-        ax.axvline(cap, color="grey", lw=1)
-        ax.annotate(
-            "capacity",
-            (cap, 0.98),
-            xycoords=("data", "axes fraction"),
-            ha="right",
-            va="top",
-            fontsize=8,
-            color="grey",
-            rotation=90,
-        )
+        ax.axvline(cap, color="grey", lw=1, label=f"capacity ({cap:.3g} requests/s)")
         ax.set_xlabel("request rate (requests/s, Poisson)")
         ax.set_ylabel(f"{name} (ms)")
         ax.set_yscale("log")
-        ax.legend(loc="upper left", fontsize=8)
+        legend(ax, "upper left", fontsize=8)
         set_title(ax, f"{name} against load")
     paths = save(fig, out / "simulate_latency_vs_load")
     tl = res.timeline
@@ -55,12 +46,12 @@ def write_simulation_figures(
         axes[0].plot(tl["t_s"], tl["waiting"], label="waiting")
         axes[0].plot(tl["t_s"], tl["running"], label="running")
         axes[1].plot(tl["t_s"], tl["kv_share"] * 100, color="tab:green", label="KV memory used")
-    axes[0].set_ylabel("requests (first instance)")
+    axes[0].set_ylabel("requests in the first instance (count)")
     axes[1].set_ylabel("KV memory used (% of what the instance holds)")
     axes[1].set_ylim(0, 105)
     for ax in axes:
         ax.set_xlabel("time (s)")
-        ax.legend(loc="upper left", fontsize=8)
+        legend(ax, "upper left", fontsize=8)
     set_title(axes[0], "queue over the run")
     set_title(axes[1], "KV memory over the run")
     return paths + save(fig, out / "simulate_timeline")

@@ -11,7 +11,8 @@ import numpy as np
 from ..arrays import FloatArray
 from ..curves import batch_axis
 from ..roofline import StepTime, balanced_context
-from .canvas import MS, new_figure, set_title
+from .canvas import MS, count_labels, new_figure, set_title
+from .layout import Spot, label, legend
 from .spec import PlotSpec
 
 if TYPE_CHECKING:
@@ -34,7 +35,15 @@ def _engine_step(ax: Any, p: PlotSpec, x: FloatArray, timed: tuple[Any, Any, Any
         return
     t, lo, hi = timed
     ax.plot(x, t * MS, label=f"step, {p.dep.engine} engine", color="tab:purple", lw=1.8)
-    ax.fill_between(x, lo * MS, hi * MS, color="tab:purple", alpha=0.12, lw=0)
+    ax.fill_between(
+        x,
+        lo * MS,
+        hi * MS,
+        color="tab:purple",
+        alpha=0.12,
+        lw=0,
+        label="its range (10th to 90th percentile)",
+    )
 
 
 def _terms(ax: Any, x: FloatArray, s: StepTime, *labels: str) -> None:
@@ -64,36 +73,35 @@ def fig_step_vs_batch(p: PlotSpec) -> Figure:
     ax.plot(B, s.t_step * MS, label=ideal, color="black", lw=3.5, alpha=0.6)
     _engine_step(ax, p, B, p.dep.time(s))
     floor = float(p.dep.decode(1, 1).t_weights.flat[0])
-    ax.axhline(floor * MS, color="grey", ls=":", lw=1)
-    ax.annotate(
-        f"latency floor {floor * MS:.3g} ms",
-        (B[-1], floor * MS),
-        ha="right",
-        va="bottom",
-        fontsize=9,
+    ax.axhline(
+        floor * MS,
         color="grey",
+        ls=":",
+        lw=1,
+        label=f"latency floor {floor * MS:.3g} ms (the weights read once, batch 1)",
     )
-    ax.axvline(b_star, color="purple", ls=":", lw=1)
-    top = ax.get_ylim()[1]
-    ax.annotate(
-        f" B* = {b_star:,.0f}",
-        (b_star, top * 0.5),
-        ha="left",
-        va="center",
+    if fit < B[-1]:
+        ax.axvspan(
+            max(fit, 1), B[-1], color="grey", alpha=0.12, lw=0, label="does not fit in memory"
+        )
+    b_line = ax.axvline(b_star, color="purple", ls=":", lw=1)
+    heights = (0.5, 0.6, 0.4, 0.7, 0.3, 0.8, 0.2, 0.9, 0.1)
+    label(
+        ax,
+        f"B* = {b_star:,.0f}",
+        [Spot(b_star, y, ha) for y in heights for ha in ("left", "right")],
+        coords=("data", "axes fraction"),
+        line=b_line,
         fontsize=9,
         color="purple",
     )
-    if fit < B[-1]:
-        ax.axvspan(max(fit, 1), B[-1], color="grey", alpha=0.12, lw=0)
-        ax.annotate(
-            "does not fit in memory", (B[-1], top * 0.85), ha="right", fontsize=9, color="dimgrey"
-        )
     ax.set_xlabel("batch B (sequences per decode step)")
     ax.set_ylabel("time per decode step (ms)")
     set_title(ax, f"Step time vs batch at context {p.context_len:,}\n{p.title}")
     ax.set_xlim(0, B[-1])
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="upper left")
+    count_labels(ax.xaxis)
+    legend(ax, "upper left", fontsize=8)
     ax.grid(alpha=0.3)
     return fig
 
@@ -117,7 +125,7 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     s = p.dep.decode(b, S)
     timed = p.dep.time(s)
     fits = p.dep.memory(b, S).fits
-    fig, ax = new_figure(8, 5)
+    fig, ax = new_figure(8, 5.8)  # the legend under the axes: the lines leave no corner free
     _terms(ax, S, s, "compute", "weight fetch", "memory")
     _comm_line(ax, S, s)
     ax.plot(S, s.t_step * MS, label="step time, ideal", color="black", lw=3.5, alpha=0.6)
@@ -132,38 +140,42 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
         S, lo, hi, where=~compute_bound, color="tab:red", alpha=0.05, lw=0, label="memory-bound"
     )
     if not np.all(fits):
-        label = f"batch {b:,} does not fit in memory"
-        ax.fill_between(S, lo, hi, where=~fits, color="grey", alpha=0.18, lw=0, label=label)
+        name = f"batch {b:,} does not fit in memory"
+        ax.fill_between(S, lo, hi, where=~fits, color="grey", alpha=0.18, lw=0, label=name)
+    heights = (0.9, 0.75, 0.6, 0.45, 0.3, 0.15, 0.05)
     cross = _crossover(S, s.bound)
     if cross is not None:
-        ax.axvline(cross, color="purple", lw=1.2)
-        ax.annotate(
-            f" compute- to memory-bound\n at S ≈ {cross:,.0f}",
-            (cross, hi * 0.6),
+        line = ax.axvline(cross, color="purple", lw=1.2)
+        label(
+            ax,
+            f"compute- to\nmemory-bound\nat S ≈ {cross:,.0f}",
+            [Spot(cross, y, ha) for y in heights for ha in ("left", "right")],
+            coords=("data", "axes fraction"),
+            line=line,
             fontsize=9,
             color="purple",
-            ha="left",
-            va="top",
         )
     s_bal = balanced_context(p.model, p.dep.chip, kv_dtype=p.kv_dtype, weight_dtype=p.weight_dtype)
-    ax.axvline(s_bal, color="purple", ls=":", lw=1)
-    ax.annotate(
-        f" balanced context {s_bal:,.0f}: one sequence's\n KV fetch = its matmuls",
-        (s_bal, hi * 0.15),
+    line = ax.axvline(s_bal, color="purple", ls=":", lw=1)
+    label(
+        ax,
+        f"balanced context {s_bal:,.0f}:\none sequence's KV fetch\n= its matmuls",
+        [Spot(s_bal, y, ha) for y in heights[::-1] for ha in ("left", "right")],
+        coords=("data", "axes fraction"),
+        line=line,
         fontsize=8,
         color="purple",
-        ha="left",
-        va="top",
     )
     if p.model.max_context:
-        ax.axvline(p.model.max_context, color="grey", ls="--", lw=0.8)
-        ax.annotate(
-            "trained max context ",
-            (p.model.max_context, hi * 0.9),
+        line = ax.axvline(p.model.max_context, color="grey", ls="--", lw=0.8)
+        label(
+            ax,
+            f"trained max\ncontext {p.model.max_context:,}",
+            [Spot(p.model.max_context, y, "right") for y in (0.94, *heights)],
+            coords=("data", "axes fraction"),
+            line=line,
             fontsize=8,
             color="grey",
-            ha="right",
-            va="top",
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -171,6 +183,6 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     ax.set_xlabel("context length S (tokens in each sequence's KV cache)")
     ax.set_ylabel("time per decode step (ms)")
     set_title(ax, f"Step time vs context at batch {b:,} (2 × B*)\n{p.title}")
-    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
+    legend(ax, below=True, fontsize=7, ncol=3)
     ax.grid(alpha=0.3, which="both")
     return fig

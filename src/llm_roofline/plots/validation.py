@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .canvas import new_figure, save, set_title
+from .layout import Spot, label, legend
 
 __all__ = ["write_residual_figure", "write_validation_figure"]
 
@@ -55,7 +56,7 @@ def write_validation_figure(results: Any, title: str, path_stem: str | Path) -> 
             ),
             fontsize=9,
         )
-    axes[1].legend(fontsize=6, ncol=2, loc="upper left")
+        legend(ax, "upper left", fontsize=6, ncol=2)
     fig.suptitle(title, fontsize=10)
     return save(fig, path_stem)
 
@@ -74,33 +75,45 @@ def write_residual_figure(cv: dict[str, Any], title: str, path_stem: str | Path)
     rows = [by_row[i] for i in cv["rows"]]
     err = np.asarray(cv["errors"])
     panels = (
-        ("batch (sequences)", [float(r.batch or 1) for r in rows], True),
-        (
-            "context: input + output (tokens)",
-            [float(r.input_len + r.output_len) for r in rows],
-            True,
-        ),
-        ("chips", [float(r.chips) for r in rows], True),
-        ("model parameters", [float(get_model(r.model).params_stored) for r in rows], True),
+        ("batch (sequences)", [float(r.batch or 1) for r in rows]),
+        ("context: input + output (tokens)", [float(r.input_len + r.output_len) for r in rows]),
+        ("chips (accelerators)", [float(r.chips) for r in rows]),
+        ("model size (parameters)", [float(get_model(r.model).params_stored) for r in rows]),
     )
+    error = "ln(measured / predicted time), held out"
     fig, axes = new_figure(24, 5, ncols=5)
     flat = list(axes)
-    for ax, (label, x, log) in zip(flat, panels, strict=False):
-        ax.scatter(x, err, s=10, alpha=0.6)
-        ax.axhline(0.0, color="black", lw=1)
-        ax.set_xscale("log" if log else "linear")
-        ax.set_xlabel(label)
+    for ax, (name, x) in zip(flat, panels, strict=False):
+        ax.scatter(x, err, s=10, alpha=0.6, label="one row")
+        ax.axhline(0.0, color="black", lw=1, label="predicted = measured")
+        ax.set_xscale("log")
+        ax.set_xlabel(name)
+        ax.set_ylabel(error)
         ax.grid(alpha=0.3, which="both")
-    flat[0].set_ylabel("ln(measured / predicted time), held out")
+        legend(ax, "lower left", fontsize=7)
     kinds = sorted({hardware_kind(r.hardware) for r in rows})
     ax = flat[4]
     data = [err[[hardware_kind(r.hardware) == k for r in rows]] for k in kinds]
-    ax.boxplot(data, vert=False)
+    import matplotlib
+
+    version = tuple(int(v) for v in matplotlib.__version__.split(".")[:2])
+    flat_boxes = {"orientation": "horizontal"} if version >= (3, 10) else {"vert": False}
+    boxes = ax.boxplot(data, **flat_boxes)
+    boxes["boxes"][0].set_label("middle half of the rows")
+    boxes["medians"][0].set_label("median")
     ax.set_yticks(range(1, len(kinds) + 1), [""] * len(kinds))
+    ax.set_ylim(0.5, len(kinds) + 2.0)  # room above the boxes for the legend
+    ax.axvline(0.0, color="black", lw=1, label="predicted = measured")
     for i, k in enumerate(kinds, 1):  # each kind named above its box, inside the axes
-        ax.text(0.02, i + 0.3, k, transform=ax.get_yaxis_transform(), fontsize=7, va="bottom")
-    ax.set_ylim(0.5, len(kinds) + 0.8)
-    ax.axvline(0.0, color="black", lw=1)
-    ax.set_xlabel("ln(measured / predicted time), held out")
+        label(
+            ax,
+            k,
+            [Spot(0.0, i + 0.27, "left", "bottom"), Spot(1.0, i + 0.27, "right", "bottom")],
+            coords=("axes fraction", "data"),
+            fontsize=7,
+        )
+    ax.set_xlabel(error)
+    ax.set_ylabel("hardware kind (named over its box)")
+    legend(ax, "upper right", fontsize=7, ncol=2)
     fig.suptitle(title, fontsize=10)
     return save(fig, path_stem)
