@@ -61,9 +61,9 @@ bench: $(STAMP)
 fuzz: $(STAMP)
 	$(BIN)/python benchmarks/fuzz.py 100000
 
-## screenshot: the browser test, keeping its screenshot for the README
+## screenshot: every browser test (tests/test_web*e2e.py), keeping their screenshots in docs/figures
 screenshot: $(STAMP) chromium
-	LLM_ROOFLINE_SCREENSHOT=docs/figures/web.png $(BIN)/python -m pytest -q tests/test_web_e2e.py
+	LLM_ROOFLINE_SCREENSHOT=docs/figures/web.png $(BIN)/python -m pytest -q tests/test_web*e2e.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -26,13 +26,68 @@ BODY = {
 }
 
 
+def _assets(html: str) -> list[str]:
+    """Every script, stylesheet and icon a page of HTML loads."""
+    import re
+
+    return re.findall(r'<(?:script|link)[^>]*?(?:src|href)="([^"]+)"', html)
+
+
 def test_page_and_assets_are_served_locally() -> None:
     page = client.get("/")
-    assert page.status_code == 200 and "<svg" in page.text
+    assert page.status_code == 200 and 'id="c_batch"' in page.text
     assert "http" not in page.text.replace("http-equiv", "")  # no CDN: every asset is ours
-    assert client.get("/static/app.js").status_code == 200
-    assert client.get("/static/style.css").status_code == 200
-    assert client.get("/static/../app.py").status_code == 404
+    assets = _assets(page.text)
+    assert "/static/vendor/plotly.min.js" in assets and "/static/app.js" in assets
+    for url in assets:
+        if url.startswith("data:"):
+            continue
+        assert url.startswith("/static/"), url
+        r = client.get(url)
+        assert r.status_code == 200 and r.content, url
+    # plotly.js as the plotly package ships it
+    plotly = client.get("/static/vendor/plotly.min.js")
+    assert plotly.headers["content-type"].startswith("text/javascript")
+    assert plotly.text.startswith("/**") and "plotly.js" in plotly.text[:200]
+    for bad in ("/static/../app.py", "/static/swagger/index.html", "/static/nope.js"):
+        assert client.get(bad).status_code == 404, bad
+
+
+def test_docs_work_offline() -> None:
+    """/docs is Swagger UI with every asset served here (the package's copy), none from a CDN,
+    reading a schema its Swagger UI can draw: the API's own, paths and all."""
+    import re
+
+    page = client.get("/docs")
+    assert page.status_code == 200
+    urls = re.findall(r"https?://[^\s\"'<>]+", page.text)
+    assert urls == [], urls  # no absolute URL at all: everything is same-origin
+    assets = _assets(page.text)
+    assert len(assets) >= 3  # the script, the stylesheet, the icon
+    for url in assets:
+        assert url.startswith("/"), url
+        r = client.get(url)
+        assert r.status_code == 200 and len(r.content) > 100, url
+    schema_url = re.search(r"url: '([^']+)'", page.text)
+    assert schema_url is not None and schema_url.group(1) == "/openapi.json"
+    # Swagger UI 5 reads the OpenAPI 3.1 FastAPI writes (4.x cannot: "Unable to render")
+    from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+
+    assert int(str(swagger_ui_path).rsplit("swagger-ui-", 1)[-1].split(".")[0]) >= 5
+    assert client.get("/redoc").status_code == 404  # no second docs page from a CDN
+
+
+def test_options_name_the_fields_values() -> None:
+    from llm_roofline import OVERLAP_MODES
+    from llm_roofline.dtypes import get_dtype
+
+    opts = client.get("/api/options").json()
+    assert opts["overlap"] == list(OVERLAP_MODES)
+    assert {"bf16", "fp8", "q4_k_m"} <= set(opts["dtypes"])
+    for d in opts["dtypes"]:  # each one a deployment accepts
+        assert get_dtype(d).name == d
+    r = client.post("/api/report", json={**BODY, "overlap": opts["overlap"][-1]})
+    assert r.status_code == 200 and r.json()["deployment"]["overlap"] == opts["overlap"][-1]
 
 
 def test_catalog_endpoints() -> None:

@@ -1,6 +1,7 @@
 """The browser tests' shared parts (a plugin of conftest.py): the server (`serve` on loopback),
-Debian's Chromium driven by Playwright, and `Page`, a page that records script errors and
-waits until the answer to the last input is drawn. Every view's test file uses these."""
+Debian's Chromium driven by Playwright, and `Page`, a page that records script errors and its
+requests, waits until the answer to the last input is drawn, and reads plotly's charts (their
+traces, axes, ticks and labels). Every view's test file uses these."""
 
 from __future__ import annotations
 
@@ -73,17 +74,77 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+# What a chart shows, read from plotly's graph div: the traces (name, points, fill), each
+# axis's type, range and labelled ticks, and any label (tick, axis title, legend entry, marker
+# or band label) that leaves the chart's box or overlaps another of its kind.
+_CHART = """(id) => {
+  const gd = document.getElementById(id);
+  if (!gd || !gd._fullLayout) return null;
+  const box = gd.getBoundingClientRect();
+  const rect = (el) => el.getBoundingClientRect();
+  const inside = (r) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5 &&
+    r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+  const hits = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+    a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const sel = ".xtick text, .ytick text, g.annotation, .legend .traces, " +
+    ".g-xtitle text, .g-ytitle text";
+  const labels = [...gd.querySelectorAll(sel)].filter((el) => rect(el).width > 0);
+  const outside = labels.filter((el) => !inside(rect(el))).map((el) => el.textContent);
+  const overlaps = [];
+  for (const group of [".xtick text", ".ytick text", "g.annotation", ".legend .traces"]) {
+    const els = [...gd.querySelectorAll(group)].filter((el) => rect(el).width > 0);
+    for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+      if (hits(rect(els[i]), rect(els[j]))) overlaps.push([els[i].textContent, els[j].textContent]);
+    }
+  }
+  const axis = (a) => a ? { type: a.type, range: a.range,
+    ticks: (a._vals || []).filter((v) => v.text).map((v) => [v.x, v.text]),
+    title: a.title ? a.title.text : "" } : null;
+  const fl = gd._fullLayout;
+  const legend = gd.querySelector(".legend"), area = gd.querySelector(".nsewdrag");
+  const below = legend && area ? rect(legend).top >= rect(area).bottom - 0.5 : null;
+  const buttons = [...gd.querySelectorAll(".modebar-btn")].map((b) => b.dataset.title);
+  return {
+    legend_below: below, buttons,
+    traces: (gd.data || []).map((t) => ({ name: t.name, x: t.x || [], y: t.y || [],
+      fill: t.fill || null, legend: t.showlegend !== false, mode: t.mode || "" })),
+    x: fl.xaxis && fl.xaxis.visible !== false ? axis(fl.xaxis) : null,
+    y: fl.yaxis && fl.yaxis.visible !== false ? axis(fl.yaxis) : null,
+    annotations: [...gd.querySelectorAll("g.annotation")].map((el) => el.textContent),
+    text: gd.textContent, outside, overlaps, plotted: gd.dataset.plotted || "",
+  };
+}"""
+
+
+def params(url: str) -> dict[str, str]:
+    """A URL's query as a dict (its order left aside)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+
+
 class Page:
-    """A page on the server that records script errors; `settle` waits until the answer to
-    the last input is drawn (the page keeps body[data-busy] set until then)."""
+    """A page on the server that records script errors and every request it makes; `settle`
+    waits until the answer to the last input is drawn (the page keeps body[data-busy] set
+    until then)."""
 
     def __init__(self, browser: Any, url: str) -> None:
         self.page = browser.new_page(viewport={"width": 1280, "height": 1000})
         self.errors: list[str] = []
+        self.requests: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.goto(url)
+
+    def goto(self, url: str) -> None:
         self.page.goto(url)
         self.page.wait_for_selector("body[data-ready]")
         self.settle()
+
+    def url(self) -> str:
+        """The page's address as it stands (after the page's own history.replaceState)."""
+        href: str = self.page.evaluate("location.href")
+        return href
 
     def settle(self) -> None:
         self.page.wait_for_function("!document.body.dataset.busy")
@@ -95,11 +156,54 @@ class Page:
         """The exact value behind the headline: `ideal-s` or `step-s`."""
         return float(self.page.get_attribute("#n_step", f"data-{which}") or "nan")
 
-    def points(self, name: str) -> str | None:
-        points: str | None = self.page.get_attribute(
-            f'#c_batch polyline[data-name="{name}"]', "points"
+    def chart(self, chart_id: str) -> dict[str, Any]:
+        """What the chart `chart_id` shows (see _CHART)."""
+        out: dict[str, Any] | None = self.page.evaluate(_CHART, chart_id)
+        assert out is not None, f"no chart #{chart_id}"
+        return out
+
+    def trace(self, chart_id: str, name: str) -> dict[str, Any] | None:
+        """The trace of that name on the chart, or None."""
+        return next((t for t in self.chart(chart_id)["traces"] if t["name"] == name), None)
+
+    def points(self, name: str, chart_id: str = "c_batch") -> list[Any] | None:
+        """The y values of a trace of the step-vs-batch chart (None when it is not drawn)."""
+        t = self.trace(chart_id, name)
+        return None if t is None else list(t["y"])
+
+    def readable(self, chart_id: str) -> dict[str, Any]:
+        """Assert that the chart can be read: each axis titled with at least two labelled
+        ticks, a log axis's at powers of ten only, and no label leaving the chart's box or
+        overlapping another of its kind. Returns what the chart shows."""
+        c = self.chart(chart_id)
+        assert c["plotted"] == "data", (chart_id, c["text"][:200])
+        for name in ("x", "y"):
+            a = c[name]
+            assert a is not None and a["title"], (chart_id, name, a)
+            assert len(a["ticks"]) >= 2, (chart_id, name, a["ticks"])
+            if a["type"] == "log":
+                bad = [t for t in a["ticks"] if abs(t[0] - round(t[0])) > 1e-9]
+                assert not bad, (chart_id, name, "ticks not at powers of ten", bad)
+        assert not c["outside"], (chart_id, "labels outside the chart", c["outside"])
+        assert c["legend_below"] is not False, (chart_id, "the legend over the plot")
+        assert not c["overlaps"], (chart_id, "labels overlapping", c["overlaps"])
+        return c
+
+    def controls(self, scope: str = "#controls") -> dict[str, str]:
+        """Every named control under `scope`: name -> value (a checkbox: "1" or "")."""
+        out: dict[str, str] = self.page.evaluate(
+            """(scope) => Object.fromEntries([...document.querySelectorAll(scope + " [name]")]
+              .filter((el) => el.type !== "file")
+              .map((el) => [el.name, el.type === "checkbox" ? (el.checked ? "1" : "")
+                : el.multiple ? [...el.selectedOptions].map((o) => o.value).join(",")
+                : el.value]))""",
+            scope,
         )
-        return points
+        return out
+
+    def foreign(self, origin: str) -> list[str]:
+        """The requests the page made anywhere but `origin` (data: URLs aside)."""
+        return [u for u in self.requests if not u.startswith(origin + "/") and u != origin]
 
     def close(self) -> None:
         assert not self.errors, self.errors

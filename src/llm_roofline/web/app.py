@@ -1,8 +1,8 @@
 """FastAPI application: the API (`/api/...`, OpenAPI at `/openapi.json`) and the page (`/`).
 
-`create_app` only assembles: the body-size limit, the error handlers and the routes
-(`routes.py`; request bodies in `schemas.py`, a request's deployment in `deployment.py`, the
-report's body in `report.py`).
+`create_app` only assembles: the body-size limit, the error handlers and the routes (the
+page's in `page.py`, the API's in `routes.py`; request bodies in `schemas.py`, a request's
+deployment in `deployment.py`, the report's body in `report.py`).
 
 Errors: a library error (unknown id, bad config, impossible split) is a 400 whose body names
 the field: `{"detail": "...", "field": "..."}`; a malformed request is FastAPI's 422 with the
@@ -19,7 +19,8 @@ from fastapi.responses import JSONResponse, Response
 
 from .. import __version__
 from ..errors import LlmRooflineError
-from .routes import api, page
+from .page import page
+from .routes import api
 from .routes_economics import api_economics
 from .routes_whatif import api_whatif
 
@@ -59,6 +60,8 @@ def create_app() -> FastAPI:
         title="llm-roofline",
         version=__version__,
         description="How fast can this model run on that hardware, and what does a token cost?",
+        docs_url=None,  # /docs is page.docs: Swagger UI from the package, not a CDN
+        redoc_url=None,
     )
     app.middleware("http")(limit_body)
     app.exception_handler(LlmRooflineError)(library_error)

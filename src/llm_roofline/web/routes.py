@@ -1,23 +1,23 @@
-"""Every route of the server, at module level: the page (`/` and its two assets) and the JSON
-API (`/api/...`). Each API route builds the request's deployment (`deployment.deployment_of`)
+"""The JSON API's routes (`/api/...`), at module level; the page's own routes are in `page.py`.
+Each API route builds the request's deployment (`deployment.deployment_of`)
 and asks the library; none computes a figure itself. The functions' names are part of the
 OpenAPI contract (each operationId is derived from one)."""
 
 from __future__ import annotations
 
 import math
-from importlib import resources
 from typing import Any
 
 import numpy as np
 from fastapi import APIRouter
-from fastapi.responses import FileResponse, JSONResponse, Response
 
 from ..catalog import get_hardware, hardware_records, list_hardware, list_models, model_entry
 from ..deployment import Deployment
+from ..dtypes import list_dtypes
 from ..errors import ConfigError, InputError
 from ..hf_config import spec_from_config
 from ..model import ModelSpec
+from ..roofline import OVERLAP_MODES
 from ..scenarios import OUTPUT_COLUMNS, RANGE_COLUMNS, scenario_inputs
 from ..units import hour, ms
 from .deployment import deployment_of
@@ -31,39 +31,9 @@ from .schemas import (
     SweepRequest,
 )
 
-__all__ = ["api", "page"]
+__all__ = ["api"]
 
-page = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api")
-
-_STATIC = resources.files("llm_roofline").joinpath("web/static")
-# the page's own files; each view of the page has its script (common.js first: the shared parts)
-_ASSETS = {
-    "app.js": "text/javascript",
-    "common.js": "text/javascript",
-    "economics.js": "text/javascript",
-    "whatif.js": "text/javascript",
-    "style.css": "text/css",
-}
-
-
-@page.get("/")
-async def index() -> FileResponse:
-    return FileResponse(str(_STATIC.joinpath("index.html")))
-
-
-@page.get("/static/{name}")
-async def asset(name: str) -> Response:
-    if name not in _ASSETS:
-        return JSONResponse({"detail": "no such asset", "field": "name"}, status_code=404)
-    return FileResponse(str(_STATIC.joinpath(name)), media_type=_ASSETS[name])
-
-
-@page.get("/static/vendor/plotly.min.js")
-async def plotly_js() -> FileResponse:
-    """plotly.js as the `plotly` package ships it (the page's charts; nothing from a CDN)."""
-    path = resources.files("plotly").joinpath("package_data/plotly.min.js")
-    return FileResponse(str(path), media_type="text/javascript")
 
 
 @api.get("/models")
@@ -117,6 +87,13 @@ def hardware() -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+@api.get("/options")
+def options() -> dict[str, list[str]]:
+    """The names a deployment's fields take besides the catalogs: data types (`weight_dtype`,
+    `kv_dtype`) and overlap modes (`overlap`)."""
+    return {"dtypes": [d.name for d in list_dtypes()], "overlap": list(OVERLAP_MODES)}
 
 
 @api.get("/engines")

@@ -25,6 +25,22 @@ const LR = (() => {
     return `the server answered ${status}`;
   }
 
+  // ---- busy: body[data-busy] is set while any request or pending input is unanswered (the
+  // browser tests wait on it). hold() returns its release; busy(promise) holds until it settles.
+  let holds = document.body.dataset.busy ? 1 : 0; // the page starts busy until app.js's first draw
+  function hold() {
+    holds++;
+    document.body.dataset.busy = "1";
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--holds <= 0) { holds = 0; delete document.body.dataset.busy; }
+    };
+  }
+  const busy = (p) => { const release = hold(); return Promise.resolve(p).finally(release); };
+  const initialRelease = () => { if (holds > 0) { holds--; if (holds === 0) delete document.body.dataset.busy; } };
+
   // ---- the URL: each view keeps its own keys; set() changes only the keys it is given ----
   const urlGet = (key) => new URLSearchParams(location.search).get(key);
   function urlSet(pairs) {
@@ -32,28 +48,42 @@ const LR = (() => {
     for (const [k, v] of Object.entries(pairs)) {
       if (v === null || v === undefined || v === "") q.delete(k); else q.set(k, String(v));
     }
-    history.replaceState(null, "", "?" + q.toString());
+    const s = q.toString();
+    if (s !== location.search.replace(/^\?/, "")) history.replaceState(null, "", "?" + s);
   }
 
   // ---- views: ?view=NAME shows <section class="view" data-view="NAME"> ----
   const VIEWS = ["deployment", "compare", "economics", "planning", "sensitivity", "fast-mode"];
   const view = () => (VIEWS.includes(urlGet("view")) ? urlGet("view") : "deployment");
   const viewHandlers = {};
-  // fn() runs each time the view is shown
-  const onView = (name, fn) => { viewHandlers[name] = fn; };
+  // fn() runs each time the view is shown (several may listen to one view)
+  const onView = (name, fn) => { (viewHandlers[name] = viewHandlers[name] || []).push(fn); };
+  let shown = null;
+  const current = () => shown || view();
   function showView(name) {
+    shown = name;
     urlSet({ view: name === "deployment" ? null : name });
     for (const s of document.querySelectorAll("section.view")) s.hidden = s.dataset.view !== name;
     for (const a of document.querySelectorAll("nav#views a")) a.setAttribute("aria-current", a.dataset.view === name ? "page" : "false");
     document.body.dataset.view = name;
-    if (viewHandlers[name]) viewHandlers[name]();
+    for (const fn of viewHandlers[name] || []) fn();
   }
 
   // ---- the deployment of the controls at the top (app.js sets `deployment`) ----
-  // deployment(): the request body of /api/report for the controls as they stand
-  // onDeployment(fn): fn(body) after each change of those controls
+  // deployment(): the request body of /api/report for the controls as they stand, or null when
+  //   they do not make one (an uploaded config that must be chosen again)
+  // onDeployment(fn): fn(body, report) after each change of those controls that the server
+  //   accepted (report: the /api/report answer, also kept as LR.lastReport)
+  // onNoDeployment(fn): fn(line) when a change gives no deployment (the error line shown)
+  // on("controls", fn): fn() once the controls are filled from the catalogs (LR.catalog:
+  //   models, hardware, hardwareById, engines, options {dtypes, overlap})
   const onDeployment = (fn) => { listeners.push(fn); };
-  const fireDeployment = (body) => { for (const fn of listeners) fn(body); };
+  const fireDeployment = (body, report) => { for (const fn of listeners) fn(body, report); };
+  const events = {};
+  const on = (name, fn) => { (events[name] = events[name] || []).push(fn); };
+  const emit = (name, ...args) => { for (const fn of events[name] || []) fn(...args); };
+  const onNoDeployment = (fn) => on("no-deployment", fn);
+  const fireNoDeployment = (line) => emit("no-deployment", line);
 
   // ---- formats (display only) ----
   function fmtTime(s) {
@@ -67,38 +97,235 @@ const LR = (() => {
   const fmtNum = (x) => (x === null || x === undefined ? "–" : x.toLocaleString("en-US", { maximumFractionDigits: 0 }));
   const fmtUsd = (x) => (x === null || x === undefined ? "–" : "$" + (x >= 100 ? fmtNum(x) : x.toPrecision(3)));
   const fmtPct = (x) => (x === null || x === undefined ? "–" : (x >= 0 ? "+" : "") + (100 * x).toFixed(1) + "%");
+  // a marker's value: whole numbers up to 100,000 (as the numbers beside the charts show
+  // them), then 3 significant figures with k or M
+  function fmtShort(v) {
+    const a = Math.abs(v);
+    if (a >= 1e6) return +(v / 1e6).toPrecision(3) + "M";
+    if (a >= 1e5) return +(v / 1e3).toPrecision(3) + "k";
+    return a >= 10 ? fmtNum(v) : String(+v.toPrecision(3));
+  }
 
   // ---- charts ----
-  // plot(div, traces, opts): plotly traces; opts.x / opts.y = {title (with its unit), log},
-  // opts.vlines = [{x, label, color}] (markers such as B*), opts.bands = [{x0, x1, label}] (shaded
-  // spans, each labelled). Log axes tick at powers of ten. Hover, zoom and PNG/SVG export come
-  // from plotly's mode bar.
-  function axis(a) {
-    const out = { title: { text: a.title || "" }, automargin: true, zeroline: false };
-    if (a.log) Object.assign(out, { type: "log", dtick: 1, exponentformat: "power", minor: { ticks: "outside", showgrid: false } });
-    if (a.range) out.range = a.range;
+  // plot(div, traces, opts): plotly traces drawn with the page's defaults. Returns a promise.
+  //   opts.x / opts.y = {title (with its unit), log, range: [lo, hi] in data units}
+  //   opts.vlines = [{x, label, color}]: markers such as B*; one beyond the x range is named at
+  //     the edge with an arrow ("B* 295 →")
+  //   opts.hlines = [{y, label, color}]: levels such as the latency floor
+  //   opts.bands = [{x0, x1, label, color}]: shaded spans, each labelled (x1 null: to the end)
+  //   opts.empty: the message shown when there is nothing to draw (or opts.message: always)
+  //   opts.hovermode ("x unified" by default; "closest" for scatter), opts.height, opts.uirevision
+  // Log axes tick at powers of ten; the legend sits below the plot; labels that would overlap
+  // are stacked, labels that would leave the plot are turned inwards. Hover, zoom and PNG/SVG
+  // export come from plotly's mode bar.
+  const PALETTE = {
+    compute: "#2563eb", weights: "#ea580c", kv: "#16a34a", comm: "#9333ea", memory: "#dc2626",
+    ideal: "#111827", engine: "#0f766e", dots: "#9ca3af", mark: "#7c3aed", floor: "#b45309",
+    nofit: "#9ca3af", a: "#0f766e", b: "#c2410c",
+  };
+  // text for a plotly label: its own markup characters escaped (plotly draws a few tags, and
+  // no entity but these three), long lines wrapped at words
+  const plotText = (t) => String(t).replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
+  function wrap(t, width) {
+    const lines = [];
+    let cur = "";
+    for (const word of String(t).split(/\s+/)) {
+      if (cur && cur.length + 1 + word.length > width) { lines.push(cur); cur = word; } else cur = cur ? cur + " " + word : word;
+    }
+    if (cur) lines.push(cur);
+    return lines.map(plotText).join("<br>");
+  }
+  const lg = (v) => Math.log10(v);
+  const finite = (v) => v !== null && v !== undefined && Number.isFinite(v);
+  // the extent of what an axis shows: [lo, hi] of the finite values (positive on a log axis)
+  function extent(values, log) {
+    let lo = Infinity, hi = -Infinity;
+    for (const v of values) if (finite(v) && (!log || v > 0)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    return lo <= hi ? [lo, hi] : null;
+  }
+  function axis(a, values) {
+    const out = {
+      title: { text: a.title || "", standoff: 6 }, automargin: true, zeroline: false,
+      gridcolor: "#eef0f3", linecolor: "#9ca3af", showline: true, ticks: "outside", ticklen: 4,
+      tickcolor: "#9ca3af", tickfont: { size: 11 }, exponentformat: "SI", minexponent: 3,
+    };
+    if (a.hoverTitle !== false) out.unifiedhovertitle = { text: `${plotText(a.short || a.title || "")} %{x:,.4~g}` };
+    if (a.log) {
+      // ticks at powers of ten, the range out to whole decades (two labelled ticks at least);
+      // SI prefixes read 1k, 10k, 1M; below 0.01 a prefix (1m) would read as millions, so an
+      // axis reaching there writes powers of ten
+      const e = a.range ? a.range : extent(values, true);
+      Object.assign(out, { type: "log", dtick: 1, minor: { ticks: "outside", ticklen: 2, showgrid: false, tickcolor: "#c4c8cf" } });
+      if (a.range) out.range = a.range.map(lg);
+      else if (e) {
+        // out to the nearest powers of ten until two of them show
+        let lo = lg(e[0]), hi = lg(e[1]);
+        const pad = 0.04 * Math.max(hi - lo, 0.5);
+        lo -= pad; hi += pad;
+        const decades = () => Math.floor(hi) - Math.ceil(lo) + 1;
+        while (decades() < 2) {
+          const below = lo - Math.floor(lo - 1e-9), above = Math.ceil(hi + 1e-9) - hi;
+          if (below <= above) lo = Math.floor(lo - 1e-9); else hi = Math.ceil(hi + 1e-9);
+        }
+        out.range = [lo, hi];
+      }
+      if (out.range && out.range[0] < -2) out.exponentformat = "power";
+    } else if (a.range) {
+      out.range = a.range.slice();
+    } else if (a.fromZero) {
+      out.rangemode = "tozero";
+    }
     return out;
   }
-  function plot(el, traces, opts) {
-    const shapes = [], annotations = [];
-    for (const b of opts.bands || []) {
-      shapes.push({ type: "rect", xref: "x", yref: "paper", x0: b.x0, x1: b.x1, y0: 0, y1: 1, fillcolor: b.color || "#9ca3af", opacity: 0.15, line: { width: 0 }, layer: "below" });
-      annotations.push({ xref: "x", yref: "paper", x: opts.x && opts.x.log ? Math.log10(Math.sqrt(b.x0 * b.x1)) : (b.x0 + b.x1) / 2, y: 1, yanchor: "bottom", text: esc(b.label), showarrow: false, font: { size: 11, color: "#4b5563" } });
-    }
-    for (const v of opts.vlines || []) {
-      shapes.push({ type: "line", xref: "x", yref: "paper", x0: v.x, x1: v.x, y0: 0, y1: 1, line: { color: v.color || "#7c3aed", width: 1.5, dash: "dot" } });
-      annotations.push({ xref: "x", yref: "paper", x: opts.x && opts.x.log ? Math.log10(v.x) : v.x, y: 1, yanchor: "bottom", text: esc(v.label), showarrow: false, font: { size: 11, color: v.color || "#7c3aed" } });
-    }
-    const layout = {
-      margin: { l: 60, r: 20, t: 30, b: 50 }, height: opts.height || 320,
-      xaxis: axis(opts.x || {}), yaxis: axis(opts.y || {}), shapes, annotations,
-      legend: { orientation: "h", x: 0, y: -0.25, yanchor: "top" }, hovermode: "closest",
-      font: { family: "system-ui, sans-serif", size: 12 },
-    };
-    const config = { responsive: true, displaylogo: false, toImageButtonOptions: { format: "png", filename: el.id || "chart" },
-      modeBarButtonsToAdd: [{ name: "download as SVG", icon: Plotly.Icons.disk, click: (gd) => Plotly.downloadImage(gd, { format: "svg", filename: gd.id || "chart" }) }] };
-    return Plotly.react(el, traces, layout, config);
+  // where an x sits in plotly's coordinates for an annotation: log10 on a log axis (a shape
+  // takes the data value itself)
+  const ax = (o, x) => (o && o.log ? lg(x) : x);
+
+  function hasData(traces, logx, logy) {
+    return traces.some((t) => (t.y || []).some((y, i) => finite(y) && (!logy || y > 0) &&
+      (!t.x || (finite(t.x[i]) && (!logx || t.x[i] > 0)))));
+  }
+  // the points of each trace up to the axis's end and one beyond (so the line reaches the
+  // edge), so that the other axis fits what is shown
+  function clip(traces, hi) {
+    return traces.map((t) => {
+      if (!t.x) return t;
+      let n = t.x.findIndex((x) => finite(x) && x > hi);
+      if (n < 0) return t;
+      n += 1;
+      const out = { ...t, x: t.x.slice(0, n), y: t.y.slice(0, n) };
+      if (Array.isArray(t.customdata)) out.customdata = t.customdata.slice(0, n);
+      return out;
+    });
   }
 
-  return { api, errorLine, urlGet, urlSet, VIEWS, view, onView, showView, deployment: () => null, onDeployment, fireDeployment, esc, fmtTime, fmtNum, fmtUsd, fmtPct, plot };
+  function decorations(opts) {
+    const shapes = [], annotations = [];
+    const xo = opts.x || {}, r = xo.range || null;
+    const lab = (text, color, extra) => Object.assign({ text: plotText(text), showarrow: false, font: { size: 11, color },
+      bgcolor: "rgba(255,255,255,0.85)", borderpad: 1, yref: "paper", y: 1, yanchor: "top" }, extra);
+    for (const b of opts.bands || []) {
+      const x1 = b.x1 === null || b.x1 === undefined ? (r ? r[1] : null) : b.x1;
+      if (x1 === null) continue;
+      const lo = r ? Math.max(b.x0, r[0]) : b.x0, hi = r ? Math.min(x1, r[1]) : x1;
+      if (!(hi > lo)) continue;
+      shapes.push({ type: "rect", xref: "x", yref: "paper", x0: b.x0, x1: Math.max(x1, b.x0), y0: 0, y1: 1,
+        fillcolor: b.color || PALETTE.nofit, opacity: 0.2, line: { width: 0 }, layer: "below" });
+      // the label at the band's top, ending at its right edge
+      annotations.push(lab(b.label, "#4b5563", { xref: "x", x: ax(xo, hi), xanchor: "right", xshift: -2 }));
+    }
+    for (const v of opts.vlines || []) {
+      if (!finite(v.x) || (xo.log && v.x <= 0)) continue;
+      const color = v.color || PALETTE.mark;
+      if (r && v.x > r[1]) { annotations.push(lab(`${v.label} →`, color, { xref: "paper", x: 1, xanchor: "right" })); continue; }
+      if (r && v.x < r[0]) { annotations.push(lab(`← ${v.label}`, color, { xref: "paper", x: 0, xanchor: "left" })); continue; }
+      shapes.push({ type: "line", xref: "x", yref: "paper", x0: v.x, x1: v.x, y0: 0, y1: 1,
+        line: { color, width: 1.5, dash: v.dash || "dot" } });
+      annotations.push(lab(v.label, color, { xref: "x", x: ax(xo, v.x) }));
+    }
+    const yo = opts.y || {};
+    for (const h of opts.hlines || []) {
+      if (!finite(h.y) || (yo.log && h.y <= 0)) continue;
+      const color = h.color || PALETTE.floor;
+      shapes.push({ type: "line", xref: "paper", yref: "y", x0: 0, x1: 1, y0: h.y, y1: h.y,
+        line: { color, width: 1.2, dash: h.dash || "dash" } });
+      annotations.push(lab(h.label, color, { xref: "paper", x: 0, xanchor: "left", xshift: 4, yref: "y", y: ax(yo, h.y), yanchor: "bottom" }));
+    }
+    return { shapes, annotations };
+  }
+
+  // labels that would leave the plot area turn inwards (anchored at their other side)
+  function inwards(el) {
+    const fl = el._fullLayout, size = fl._size, box = el.getBoundingClientRect();
+    const left = box.left + size.l, right = box.left + size.l + size.w, update = {};
+    const top = box.top + size.t, bottom = box.top + size.t + size.h;
+    for (const n of el.querySelectorAll("g.annotation")) {
+      const i = Number(n.dataset.index), ann = fl.annotations[i];
+      if (!ann || ann.xref === "paper" && ann.yref === "paper") continue;
+      const r = n.getBoundingClientRect();
+      // a level's label above the plot goes under its line; below it, over its line
+      if (ann.yref === "y" && r.top < top - 1 && ann.yanchor !== "top") update[`annotations[${i}].yanchor`] = "top";
+      else if (ann.yref === "y" && r.bottom > bottom + 1 && ann.yanchor !== "bottom") update[`annotations[${i}].yanchor`] = "bottom";
+      if (r.right > right + 1 && ann.xanchor !== "right") Object.assign(update, { [`annotations[${i}].xanchor`]: "right", [`annotations[${i}].xshift`]: -2 });
+      else if (r.left < left - 1 && ann.xanchor !== "left") Object.assign(update, { [`annotations[${i}].xanchor`]: "left", [`annotations[${i}].xshift`]: 2 });
+    }
+    return update;
+  }
+  // labels that overlap an earlier one move a row further into the plot
+  function unstack(el) {
+    const fl = el._fullLayout, update = {}, placed = [];
+    const overlap = (a, b) => a.left < b.right + 3 && b.left < a.right + 3 && a.top < b.bottom && b.top < a.bottom;
+    for (const n of el.querySelectorAll("g.annotation")) {
+      const i = Number(n.dataset.index), ann = fl.annotations[i];
+      if (!ann) continue;
+      const r0 = n.getBoundingClientRect(), h = r0.height + 1;
+      const down = ann.yanchor === "top" ? 1 : -1; // a label hanging from the top moves down
+      let r = { left: r0.left, right: r0.right, top: r0.top, bottom: r0.bottom }, shift = 0;
+      while (placed.some((p) => overlap(p, r)) && shift < 8 * h) {
+        shift += h;
+        r = { ...r, top: r.top + down * h, bottom: r.bottom + down * h };
+      }
+      if (shift) update[`annotations[${i}].yshift`] = (ann.yshift || 0) - down * shift;
+      placed.push(r);
+    }
+    return update;
+  }
+
+  const svgButton = {
+    name: "Download plot as SVG",
+    icon: { width: 1000, height: 1000, path: "M100 100h800v800h-800z M250 700l150-250 120 150 80-100 150 200z", transform: "matrix(1 0 0 -1 0 1000)" },
+    click: (gd) => Plotly.downloadImage(gd, { format: "svg", filename: gd.id || "chart" }),
+  };
+
+  async function plot(el, traces, opts) {
+    opts = opts || {};
+    const xo = opts.x || {}, yo = opts.y || {};
+    let drawn = opts.message ? [] : traces.filter((t) => t.y && t.y.length);
+    if (xo.range) drawn = clip(drawn, xo.range[1]);
+    const empty = opts.message || (!hasData(drawn, xo.log, yo.log) ? opts.empty || "nothing to draw" : null);
+    const deco = empty ? { shapes: [], annotations: [] } : decorations(opts);
+    if (empty) {
+      deco.annotations.push({ text: wrap(empty, Math.max(30, Math.floor((el.clientWidth || 500) / 8))), xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false,
+        font: { size: 13, color: "#6b7280" } });
+    }
+    const layout = {
+      height: opts.height || 380,
+      margin: { l: 56, r: 16, t: 10, b: 10 },
+      xaxis: empty ? { visible: false } : axis(xo, drawn.flatMap((t) => t.x || [])),
+      yaxis: empty ? { visible: false } : axis(yo, [...drawn.flatMap((t) => t.y || []), ...(opts.hlines || []).map((h) => h.y)]),
+      shapes: deco.shapes, annotations: deco.annotations,
+      showlegend: !empty,
+      legend: { orientation: "h", x: 0, xanchor: "left", y: 0, yref: "container", yanchor: "bottom",
+        font: { size: 11 }, itemwidth: 30, tracegroupgap: 0, bgcolor: "rgba(0,0,0,0)" },
+      hovermode: opts.hovermode || "x unified",
+      hoverlabel: { font: { size: 11 } },
+      font: { family: "system-ui, sans-serif", size: 12, color: "#374151" },
+      paper_bgcolor: "#fff", plot_bgcolor: "#fff",
+      uirevision: opts.uirevision || null,
+    };
+    const config = {
+      responsive: true, displaylogo: false,
+      toImageButtonOptions: { format: "png", filename: el.id || "chart", scale: 2 },
+      modeBarButtonsToAdd: [svgButton],
+      modeBarButtonsToRemove: ["select2d", "lasso2d"],
+    };
+    await Plotly.react(el, empty ? [] : drawn, layout, config);
+    // (plotly itself makes room below the plot for a legend placed in the container)
+    if (!empty && el._fullLayout.annotations.length) {
+      for (const step of [inwards, unstack]) {
+        const update = step(el);
+        if (Object.keys(update).length) await Plotly.relayout(el, update);
+      }
+    }
+    el.dataset.plotted = empty ? "empty" : "data";
+    return el;
+  }
+
+  return {
+    api, errorLine, urlGet, urlSet, VIEWS, view, current, onView, showView,
+    deployment: () => null, onDeployment, fireDeployment, onNoDeployment, fireNoDeployment, on, emit,
+    lastReport: null, catalog: null,
+    hold, busy, initialRelease,
+    esc, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot,
+  };
 })();

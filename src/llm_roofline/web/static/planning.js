@@ -1,0 +1,285 @@
+// The planning view (?view=planning): simulate this deployment serving a traffic
+// (/api/simulate), or plan the cheapest fleet meeting the targets (/api/plan). The API does
+// the work; the page draws its answer. Every input carries the API field it sets as its name;
+// its URL key is p.NAME (the plan's disaggregation choice: p.plan_disagg), left out at its
+// default.
+"use strict";
+(() => {
+const $ = (id) => document.getElementById(id);
+const C = LR.PALETTE;
+const HW_MAX = 6;
+const VIEW = () => $("planning");
+const fmtTime = LR.fmtTime, fmtNum = LR.fmtNum, fmtUsd = LR.fmtUsd, esc = LR.esc;
+const fmtRate = (x) => (x === null || x === undefined ? "–" : x.toPrecision(3));
+const fields = () => [...VIEW().querySelectorAll("[name]")];
+const urlKey = (el) => el.dataset.url || "p." + el.name;
+const valueOf = (el) => (el.multiple ? [...el.selectedOptions].map((o) => o.value).join(",") : el.value.trim());
+const defaults = new Map();
+let ranOn = { sim: null, plan: null }; // the deployment each result is for (JSON)
+
+// ---- the URL: p.NAME for each input not at its default ----
+function writeUrl() {
+  const pairs = {};
+  for (const el of fields()) pairs[urlKey(el)] = valueOf(el) === defaults.get(el) ? null : valueOf(el);
+  LR.urlSet(pairs);
+}
+function readUrl() {
+  for (const el of fields()) {
+    const v = LR.urlGet(urlKey(el));
+    if (v === null) continue;
+    if (el.multiple) { const want = v.split(","); for (const o of el.options) o.selected = want.includes(o.value); }
+    else el.value = v;
+  }
+}
+
+// the fields of the view for `scope` ("sim" or "plan"): name -> value as typed (a number
+// where the input is numeric, left out when empty: the server's default)
+function planningFields(scope) {
+  const out = {};
+  for (const el of fields()) {
+    if (!(el.dataset.for || "").split(" ").includes(scope)) continue;
+    const key = scope === "sim" && el.dataset.sim ? el.dataset.sim : el.name;
+    if (el.multiple) { out[key] = [...el.selectedOptions].map((o) => o.value); continue; }
+    const v = el.value.trim();
+    if (v === "") continue;
+    out[key] = el.type === "number" && !Number.isNaN(Number(v)) ? Number(v) : v;
+  }
+  return out;
+}
+// the API field a 4xx names -> the input of this view that sets it
+function planningInput(field, scope) {
+  for (const el of fields()) {
+    if (!(el.dataset.for || "").split(" ").includes(scope)) continue;
+    if (el.name === field || el.dataset.sim === field) return el;
+  }
+  return null;
+}
+
+function setState(kind, state, status) {
+  VIEW().dataset[kind + "State"] = state;
+  const busy = VIEW().dataset.simState === "busy" || VIEW().dataset.planState === "busy";
+  $("sim_run").disabled = VIEW().dataset.simState === "busy";
+  $("plan_run").disabled = VIEW().dataset.planState === "busy";
+  VIEW().classList.toggle("busy", busy);
+  $("p_status").textContent = status;
+}
+
+// the deployment a result depends on (not the report's batch and context)
+function deploymentKey(body) {
+  if (!body) return null;
+  const b = { ...body };
+  delete b.batch; delete b.context_len;
+  return JSON.stringify(b);
+}
+function outdated() {
+  const now = deploymentKey(LR.deployment());
+  let any = false;
+  for (const [kind, id] of [["sim", "sim_out"], ["plan", "plan_out"]]) {
+    if ($(id).hidden || ranOn[kind] === null) continue;
+    const old = ranOn[kind] !== now;
+    $(id).classList.toggle("outdated", old);
+    any = any || old;
+  }
+  if (any) $("p_status").textContent = "The deployment changed since this result: run it again to update it.";
+}
+
+// an error in the view: the server's line naming the field, the input marked, and the
+// result area saying there is no result (never a blank or an old chart)
+function planningError(kind, data, status, scope) {
+  const line = typeof data === "string" ? data : LR.errorLine(data, status);
+  $("p_error").textContent = line;
+  const named = data && data.field ? planningInput(data.field, scope) : null;
+  if (named) named.classList.add("bad_field");
+  const out = $(kind === "sim" ? "sim_out" : "plan_out");
+  out.hidden = false;
+  out.classList.remove("outdated");
+  out.classList.add("failed");
+  ranOn[kind] = null;
+  if (kind === "sim") {
+    $("sim_head").textContent = "No result.";
+    $("sim_table").innerHTML = "";
+    $("sim_numbers").innerHTML = "";
+    return Promise.all(["ttft", "tpot", "queue", "kv"].map((c) => LR.plot($("c_sim_" + c), [], { message: "no result: " + line })));
+  }
+  $("plan_head").textContent = "No result.";
+  $("plan_best").innerHTML = "";
+  $("plan_table").innerHTML = "";
+  return LR.plot($("c_plan"), [], { message: "no result: " + line });
+}
+function clearMarks() {
+  $("p_error").textContent = "";
+  for (const el of VIEW().querySelectorAll(".bad_field")) el.classList.remove("bad_field");
+}
+
+async function runSimulate() {
+  clearMarks();
+  const dep = LR.deployment();
+  setState("sim", "busy", "Simulating the traffic on this deployment…");
+  const release = LR.hold();
+  try {
+    if (!dep) { await planningError("sim", "no deployment: " + ($("error").textContent || "see the controls above"), 0, "sim"); setState("sim", "error", ""); return; }
+    const body = { ...dep };
+    delete body.context_len; delete body.batch; // the report's, not a traffic's
+    Object.assign(body, planningFields("sim"));
+    const { ok, status, data } = await LR.api("/api/simulate", body);
+    if (!ok) { await planningError("sim", data, status, "sim"); setState("sim", "error", ""); return; }
+    ranOn.sim = deploymentKey(dep);
+    await drawSimulation(data, planningFields("sim"));
+    setState("sim", "done", "");
+  } catch (e) {
+    await planningError("sim", String(e), 0, "sim");
+    setState("sim", "error", "");
+  } finally { release(); }
+}
+
+const ms = (a) => a.map((v) => (v === null || v === undefined ? null : v * 1e3));
+function drawSimulation(r, asked) {
+  const out = $("sim_out");
+  out.hidden = false;
+  out.classList.remove("outdated", "failed");
+  const dep = r.disaggregated
+    ? `disaggregated: ${r.prefill_instances} prefill + ${r.decode_instances} decode instances (${r.split})`
+    : r.split;
+  $("sim_head").innerHTML = (r.stable
+    ? `<b class="ok" id="sim_stable">stable</b>`
+    : `<b class="bad" id="sim_stable">UNSTABLE</b> ${fmtRate(r.offered_rps)} requests/s offered, more than the ${fmtRate(r.capacity_rps)} this deployment sustains: the queue grows without bound, so no latency percentile is given.`)
+    + ` <span class="muted">${esc(r.workload)}; ${esc(dep)}; engine ${esc(r.engine)}</span>`;
+  const rows = [["time to first token", "ttft"], ["time per output token", "tpot"], ["end to end", "e2e"]];
+  $("sim_table").innerHTML = "<tr><th></th><th>p50</th><th>p90</th><th>p99</th><th>mean</th></tr>" +
+    rows.map(([name, k]) => `<tr><th>${name}</th>` + ["p50", "p90", "p99", "mean"].map((q) => `<td data-key="${k}_${q}_s">${fmtTime(r[`${k}_${q}_s`])}</td>`).join("") + "</tr>").join("");
+  const nums = [
+    ["capacity", `${fmtRate(r.capacity_rps)} requests/s`, "capacity_rps"],
+    ["throughput", `${fmtRate(r.request_throughput_rps)} requests/s · ${fmtNum(r.output_tokens_per_s)} output tokens/s`, "request_throughput_rps"],
+    ["goodput", `${fmtRate(r.goodput_rps)} requests/s meeting the targets`, "goodput_rps"],
+    ["KV memory", `${fmtNum(r.kv_tokens_per_instance)} tokens per instance · ${fmtNum(r.preemptions)} preemptions`, "kv_tokens_per_instance"],
+  ];
+  $("sim_numbers").innerHTML = nums.map(([l, v, k]) => `<div class="num"><span>${l}</span><b data-key="${k}">${v}</b></div>`).join("");
+  const load = r.latency_vs_load || [];
+  const x = load.map((row) => row.rate_rps);
+  const marks = [];
+  if (r.offered_rps) marks.push({ x: r.offered_rps, label: `offered ${fmtRate(r.offered_rps)}/s`, color: "#374151", dash: "dash" });
+  if (r.capacity_rps) marks.push({ x: r.capacity_rps, label: `capacity ${fmtRate(r.capacity_rps)}/s`, color: C.memory });
+  const xr = x.length ? [0, Math.max(...x, ...marks.map((m) => m.x)) * 1.05] : undefined;
+  const qs = [["p50", C.compute, 1.6], ["p90", C.weights, 1.6], ["p99", C.memory, 2.2]];
+  const targets = { ttft: ["TTFT p90 target", asked.slo_ttft_ms], tpot: ["TPOT p99 target", asked.slo_tpot_ms] };
+  const draws = [];
+  for (const m of ["ttft", "tpot"]) {
+    const [tl, tv] = targets[m];
+    draws.push(LR.plot($("c_sim_" + m),
+      qs.map(([q, color, width]) => ({ type: "scatter", mode: "lines+markers", name: q, x, y: ms(load.map((row) => row[`${m}_${q}_s`])),
+        line: { color, width }, marker: { size: 5, color }, hovertemplate: `%{y:.3~g} ms<extra>${q}</extra>` })),
+      { x: { title: "request rate (requests/s, Poisson)", range: xr }, y: { title: `${m === "ttft" ? "time to first token" : "time per output token"} (ms)`, log: true },
+        vlines: marks, hlines: tv ? [{ y: tv, label: `${tl} ${tv} ms` }] : [], empty: "no curve: the capacity is unbounded" }));
+  }
+  const tl = r.timeline;
+  const ln = (name, y, color, unit) => ({ type: "scatter", mode: "lines", name, x: tl.t_s, y, line: { color, width: 1.6 }, hovertemplate: `%{y:.3~g} ${unit}<extra>${name}</extra>` });
+  draws.push(LR.plot($("c_sim_queue"), [ln("waiting", tl.waiting, C.weights, "requests"), ln("running", tl.running, C.compute, "requests")],
+    { x: { title: "time (s)" }, y: { title: "requests", fromZero: true }, empty: "no timeline" }));
+  draws.push(LR.plot($("c_sim_kv"), [ln("KV memory used", tl.kv_share.map((v) => (v === null ? null : v * 100)), C.kv, "%")],
+    { x: { title: "time (s)" }, y: { title: "% of the instance's KV memory", range: [0, 100] }, empty: "no timeline" }));
+  return Promise.all(draws);
+}
+
+async function runPlan() {
+  clearMarks();
+  const body = planningFields("plan");
+  const release = LR.hold();
+  try {
+    if ((body.hardware || []).length > HW_MAX) {
+      await planningError("plan", { detail: `choose at most ${HW_MAX} hardware, not ${body.hardware.length}`, field: "hardware" }, 400, "plan");
+      setState("plan", "error", "");
+      return;
+    }
+    const dep = LR.deployment();
+    if (!dep) { await planningError("plan", "no model: " + ($("error").textContent || "see the controls above"), 0, "plan"); setState("plan", "error", ""); return; }
+    if (dep.config) body.config = dep.config;
+    body.model = dep.model;
+    body.engine = dep.engine || "calibrated";
+    body.weight_dtype = dep.weight_dtype;
+    body.kv_dtype = dep.kv_dtype;
+    setState("plan", "busy", "Planning: searching and simulating fleets (a few seconds)…");
+    const { ok, status, data } = await LR.api("/api/plan", body);
+    if (!ok) { await planningError("plan", data, status, "plan"); setState("plan", "error", ""); return; }
+    ranOn.plan = deploymentKey(dep);
+    await drawPlan(data, body);
+    setState("plan", "done", "");
+  } catch (e) {
+    await planningError("plan", String(e), 0, "plan");
+    setState("plan", "error", "");
+  } finally { release(); }
+}
+
+function fleetText(b) {
+  if (b.disaggregated) {
+    const ps = b.prefill_split || {}, ds = b.decode_split || {};
+    return `${b.prefill_instances} prefill × ${ps.chips} (tp ${ps.tp} · pp ${ps.pp}) + ${b.decode_instances} decode × ${ds.chips} (tp ${ds.tp} · pp ${ds.pp})`;
+  }
+  const dp = b.dp > 1 ? ` · dp ${b.dp}` : "";
+  return `${b.replicas} × ${b.instance_chips} chip${b.instance_chips > 1 ? "s" : ""} (tp ${b.tp} · pp ${b.pp} · ep ${b.ep}${dp})`;
+}
+
+function drawPlan(r, asked) {
+  const out = $("plan_out");
+  out.hidden = false;
+  out.classList.remove("outdated", "failed");
+  const b = r.best, s = r.searched || {};
+  const searched = `searched ${s.instance_shapes} instance shapes, ${s.simulations} simulations, ${s.seconds === undefined ? "–" : s.seconds.toPrecision(2)} s`;
+  if (b) {
+    $("plan_head").innerHTML = `<b class="ok" id="plan_verdict">best plan</b> <span class="muted">${esc(searched)}</span>`;
+    const rows = [
+      ["hardware", b.hardware, "hardware"],
+      ["chips", fmtNum(b.chips), "chips"],
+      ["instances", fleetText(b), "replicas"],
+      ["disaggregated", b.disaggregated ? `yes: ${b.prefill_chips} prefill + ${b.decode_chips} decode chips` : "no", "disaggregated"],
+      ["cost", `${fmtUsd(b.usd_per_hour)} per hour`, "usd_per_hour"],
+      ["cost per million output tokens", fmtUsd(b.usd_per_million_output_tokens), "usd_per_million_output_tokens"],
+      ["TTFT p90", fmtTime(b.ttft_p90_s), "ttft_p90_s"],
+      ["TPOT p99", fmtTime(b.tpot_p99_s), "tpot_p99_s"],
+      ["capacity", `${fmtRate(b.capacity_rps)} requests/s`, "capacity_rps"],
+    ];
+    $("plan_best").innerHTML = rows.map(([k, v, key]) => `<tr><th>${k}</th><td data-key="${key}">${esc(v)}</td></tr>`).join("");
+  } else {
+    $("plan_head").innerHTML = `<b class="bad" id="plan_verdict">no fleet meets the targets</b> <span class="muted">${esc(searched)}</span>`;
+    $("plan_best").innerHTML = `<tr><th>why</th><td data-key="reason">${esc(r.reason || "–")}</td></tr>`;
+  }
+  const cands = r.candidates || [];
+  const meets = cands.filter((c) => c.meets_slo), misses = cands.filter((c) => !c.meets_slo);
+  const pts = (name, rows, color, size, symbol) => ({
+    type: "scatter", mode: "markers", name, x: rows.map((c) => c.usd_per_hour), y: rows.map((c) => (c.tpot_p99_s === null ? null : c.tpot_p99_s * 1e3)),
+    customdata: rows.map((c) => [c.hardware, fleetText(c), c.ttft_p90_s === null ? "–" : fmtTime(c.ttft_p90_s)]),
+    marker: { color, size, symbol, opacity: 0.85, line: { width: 0 } },
+    hovertemplate: "%{customdata[0]}, %{customdata[1]}<br>$%{x:.3~g}/h, TPOT p99 %{y:.3~g} ms, TTFT p90 %{customdata[2]}<extra></extra>",
+  });
+  const series = [pts("misses a target", misses, C.dots, 7, "circle"), pts("meets both", meets, C.engine, 8, "circle")];
+  if (b) series.push(pts("best", [b], C.mark, 14, "star"));
+  $("plan_table").innerHTML = "<tr><th>hardware</th><th>chips</th><th>instances</th><th>$/hour</th><th>TTFT p90</th><th>TPOT p99</th><th>meets</th></tr>" +
+    cands.map((c) => "<tr>" + [esc(c.hardware), fmtNum(c.chips), esc(fleetText(c)), fmtUsd(c.usd_per_hour), fmtTime(c.ttft_p90_s), fmtTime(c.tpot_p99_s), c.meets_slo ? "yes" : "no"].map((v) => `<td>${v}</td>`).join("") + "</tr>").join("");
+  return LR.plot($("c_plan"), series, {
+    x: { title: "fleet cost ($ per hour)", log: true }, y: { title: "TPOT p99 (ms)", log: true },
+    hlines: [{ y: asked.tpot_p99_ms, label: `TPOT p99 target ${asked.tpot_p99_ms} ms` }],
+    hovermode: "closest", empty: "no fleet was simulated",
+  });
+}
+
+LR.on("controls", () => {
+  const sel = VIEW().querySelector('select[name="hardware"]');
+  sel.innerHTML = "";
+  for (const h of LR.catalog.hardware) {
+    const o = document.createElement("option");
+    o.value = h.id;
+    // plan ranks fleets by cost: a chip without a price cannot be planned
+    o.disabled = !h.price_usd_per_hour;
+    o.textContent = h.id + (h.price_usd_per_hour ? ` ($${h.price_usd_per_hour}/h)` : " (no price)");
+    o.selected = h.id === "h100-sxm";
+    sel.appendChild(o);
+  }
+  for (const el of fields()) defaults.set(el, valueOf(el));
+  readUrl();
+  for (const el of fields()) { el.addEventListener("input", writeUrl); el.addEventListener("change", writeUrl); }
+  $("sim_run").addEventListener("click", runSimulate);
+  $("plan_run").addEventListener("click", runPlan);
+});
+LR.onView("planning", writeUrl);
+LR.onDeployment(outdated);
+LR.onNoDeployment(outdated);
+})();
