@@ -450,6 +450,15 @@ CASES: list[Case] = [
     Case("balance", "balance --tokens-per-s 1e6 --days 10 --active-params 1e9",
          out=("inference tokens:  8.64e+11", "pre-training tokens at equal cost: 8.64e+11",
               "RL tokens at equal cost: 5.76e+11", "over-training factor 43.2")),
+    # what-if verbs. Batch 1 on the ideal engine is memory-bound: the step is bytes over the
+    # bandwidth, so +10% bandwidth is 1.1× the tokens/s (+10.0%) and FLOP/s buys nothing
+    Case("sensitivity", "sensitivity --model llama-3.1-8b --hardware h100-sxm --batch 1 "
+         "--engine ideal",
+         out=("+10% memory bandwidth buys +10.0% tokens/s per user",
+              "+10% dense FLOP/s, memory capacity, scale-up bandwidth or price buys 0%")),
+    # ×2.5 from batch 64: a smaller batch (the lecture's fast mode) reaches it, at a price
+    Case("fast-mode", "fast-mode --model llama-3.1-8b --hardware h100-sxm --batch 64 "
+         "--speedup 2.5", out=("a smaller batch", "costs ×")),
     # validate, optimize, measure
     Case("validate calibrated", "validate --engine calibrated --json --out {tmp}",
          check=_validate_json),
@@ -528,7 +537,7 @@ def test_installed_command_help_lists_every_verb() -> None:
     verbs = (
         "models hardware report predict sweep optimize simulate plan validate calibrate measure "
         "serve "
-        "pricing cache-tiers balance demo"
+        "pricing cache-tiers balance sensitivity fast-mode demo"
     )
     for verb in verbs.split():
         assert verb in r.stdout, verb

@@ -1,15 +1,17 @@
 """The `llm-roofline` command line: a thin front end over the library (no formulas here).
 
-Verbs: models, hardware, report, predict, sweep, optimize, simulate, plan, validate, calibrate,
-measure, serve, pricing, cache-tiers, balance, demo (the order of `llm-roofline --help`).
+Verbs: models, hardware, report, predict, sweep, optimize, sensitivity, fast-mode, simulate,
+plan, validate, calibrate, measure, serve, pricing, cache-tiers, balance, demo (the order of
+`llm-roofline --help`).
 Tables use `rich` when it is installed (extra `cli`) and plain aligned text otherwise;
 `--json` prints what a program reads. Bad input exits with code 2 and one line on stderr,
 never a traceback. matplotlib, rich and torch are imported only inside the verbs that need
 them, so `--help` pays for Python, numpy and the package alone (`benchmarks/startup.py`).
 
 One module per verb group, each verb's parser beside its handler: `catalog` (models,
-hardware), `report` (report, sweep, demo), `predict`, `optimize`, `simulate`, `plan`, `validation`
-(validate, calibrate, measure), `serve`, `economics` (pricing, cache-tiers, balance);
+hardware), `report` (report, sweep, demo), `predict`, `optimize`, `whatif` (sensitivity,
+fast-mode), `simulate`, `plan`, `validation` (validate, calibrate, measure), `serve`,
+`economics` (pricing, cache-tiers, balance);
 `_common` holds the parser class, argument types and output helpers.
 """
 
@@ -19,7 +21,18 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import catalog, economics, optimize, plan, predict, report, serve, simulate, validation
+from . import (
+    catalog,
+    economics,
+    optimize,
+    plan,
+    predict,
+    report,
+    serve,
+    simulate,
+    validation,
+    whatif,
+)
 from ._common import Parser
 
 __all__ = ["build_parser", "main"]
@@ -37,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_parsers(sub)
     report.add_sweep_parser(sub)
     optimize.add_parsers(sub)
+    whatif.add_parsers(sub)  # sensitivity, fast-mode
     simulate.add_parsers(sub)
     plan.add_parsers(sub)
     validation.add_parsers(sub)  # validate, calibrate, measure
@@ -46,18 +60,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _warning_line(message: Warning | str, *_: object, **__: object) -> None:
+    """A warning as one line on stderr, `llm-roofline: warning: ...` (no file:line)."""
+    print(f"llm-roofline: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from ..errors import LlmRooflineError
+    import warnings
 
-    try:
-        return int(args.func(args))
-    except LlmRooflineError as exc:
-        print(f"llm-roofline: error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader (e.g. `head`) stopped reading: not an error
-        sys.stderr.close()
-        return 0
-    except OSError as exc:  # an output file that cannot be written
-        print(f"llm-roofline: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
-        return 2
+    from ..errors import LlmRooflineError, LlmRooflineWarning
+
+    with warnings.catch_warnings():  # restores the filters and the printer afterwards
+        warnings.simplefilter("default", LlmRooflineWarning)  # each distinct one once
+        warnings.showwarning = _warning_line
+        try:
+            return int(args.func(args))
+        except LlmRooflineError as exc:
+            print(f"llm-roofline: error: {exc}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:  # the reader (e.g. `head`) stopped reading: not an error
+            sys.stderr.close()
+            return 0
+        except OSError as exc:  # an output file that cannot be written
+            print(f"llm-roofline: error: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
+            return 2

@@ -1,10 +1,91 @@
 """API routes of the page's what-if views: what matters most (sensitivity) and fast modes.
-Each asks the library; none computes a figure itself."""
+Each builds the request's deployment (`deployment.deployment_of`) and asks the library
+(`sensitivity.py`, `fast_mode.py`); none computes a figure itself. The functions' names are
+part of the OpenAPI contract (each operationId is derived from one)."""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from fastapi import APIRouter
+
+from ..catalog import model_entry
+from ..errors import ConfigError, UnknownIdError
+from ..model import ModelSpec
+from ..units import ms
+from .deployment import deployment_of
+from .schemas_whatif import FastModeRequest, SensitivityRequest
 
 __all__ = ["api_whatif"]
 
 api_whatif = APIRouter(prefix="/api")
+
+
+def _finite(x: Any) -> Any:
+    """A body for JSON: a number that is not finite as null (none is expected; JSON has no
+    NaN)."""
+    if isinstance(x, dict):
+        return {str(k): _finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_finite(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+@api_whatif.post("/sensitivity")
+def sensitivity(req: SensitivityRequest) -> dict[str, Any]:
+    """Each chip figure raised by `step_pct`: the change of tokens/s per user, throughput and $
+    per million tokens at the batch given, the largest that fits and (with `tpot_ms`) the
+    largest within the target (`llm-roofline sensitivity --json`'s `sensitivity`); with
+    `across_catalog`, `catalog`: every catalog chip's cheapest setting and what bounds it."""
+    from ..sensitivity import across_catalog
+    from ..sensitivity import sensitivity as run
+
+    dep = deployment_of(req)
+    target = req.tpot_ms * ms if req.tpot_ms is not None else None
+    step = req.step_pct / 100.0
+    body = run(dep, context_len=req.context_len, batch=req.batch, tpot_s=target, step=step)
+    out: dict[str, Any] = body.as_dict()
+    out["catalog"] = (
+        across_catalog(
+            dep, context_len=req.context_len, max_chips=req.max_chips, tpot_s=target, step=step
+        ).as_dict()
+        if req.across_catalog
+        else None
+    )
+    return dict(_finite(out))
+
+
+def _draft(name: str) -> str | ModelSpec | None:
+    """The request's draft: mtp, none, or a catalog model (ids only: the server reads no
+    files); an unknown id is a 400 naming `draft`."""
+    key = name.strip().lower()
+    if key in ("mtp", "none"):
+        return None if key == "none" else "mtp"
+    try:
+        return model_entry(key).spec
+    except UnknownIdError as exc:
+        raise ConfigError(str(exc), field="draft") from None
+
+
+@api_whatif.post("/fast-mode")
+def fast_mode(req: FastModeRequest) -> dict[str, Any]:
+    """The cheapest way to raise tokens/s per user by `speedup` from the base `batch` (a
+    smaller batch, more chips, speculative decoding), the price multiple each implies, and each
+    option's frontier of price multiple against speed-up (`llm-roofline fast-mode --json`)."""
+    from ..fast_mode import fast_mode as run
+
+    dep = deployment_of(req)
+    res = run(
+        dep,
+        context_len=req.context_len,
+        batch=req.batch,
+        speedup=req.speedup,
+        gamma=req.gamma,
+        acceptance=req.acceptance,
+        draft=_draft(req.draft),
+        max_chips=req.max_chips,
+    )
+    return dict(_finite(res.as_dict()))

@@ -1,0 +1,334 @@
+"""Fast modes (`fast_mode.py`, `llm-roofline fast-mode`, POST /api/fast-mode): the cheapest
+way to sell tokens F times faster per user, and the price multiple. Neither docs/lecture.md nor
+docs/reference-cases.md gives numbers for fast mode (the lecture states the question: "2.5×
+faster for 6× the price"), so the checks are hand arithmetic in the memory-bound regime, on the
+small Llama-style model of tests/test_sensitivity.py (weights W = 123,701,248 bytes, KV 4,096
+bytes per token; a tied embedding is read whole) and a chip of round figures (1 PFLOP/s, 1 TB/s,
+80 GB, $0.001 per second), under the ideal engine:
+
+  t(b) = (W + b · S · kv) / 1e12                    (a decode step, memory-bound)
+  a smaller batch reaching F: the largest b with t(b) <= t(B) / F
+  price multiple = (t(b) / b) / (t(B) / B)          ($ per token at b ÷ at the base B)
+
+With t(b) = a + c·b, "2.5× faster for 6× the price" is a batch 15 times smaller (6 = (B / b) /
+2.5), which needs c·B = 1.8·a at the base: KV traffic 1.8 times the weights'."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from llm_roofline import spec_from_config
+from llm_roofline.deployment import Deployment, deployment
+from llm_roofline.errors import InputError
+from llm_roofline.fast_mode import batch_grid, fast_mode
+from llm_roofline.hardware import Chip
+from tests.conftest import llama_like, make_chip, run_cli
+
+with warnings.catch_warnings():  # starlette's note on httpx, not ours
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from llm_roofline.web.app import create_app
+
+client = TestClient(create_app())
+
+W = 123_701_248  # bytes of weights (tests/test_sensitivity.py counts them)
+KV = 4096  # bytes of KV per token
+
+
+def _chip(**over: Any) -> Chip:
+    return replace(make_chip(), scale_up_domain=8, scale_up_bw=450e9, **over)
+
+
+def _dep(chip: Chip | None = None) -> Deployment:
+    spec = spec_from_config(llama_like(tie_word_embeddings=True), name="small")
+    return deployment(spec, chip or _chip(), 1, engine="ideal")
+
+
+def test_batch_grid() -> None:
+    assert list(batch_grid(5)) == [1, 2, 3, 4, 5]
+    g = batch_grid(100)
+    # every integer to 64, then 64·1.02^k rounded: 65.28 -> 65, 66.59 -> 67, 67.92 -> 68
+    assert list(g[:64]) == list(range(1, 65)) and list(g[64:67]) == [65, 67, 68]
+    assert g[-1] == 100 and np.all(np.diff(g) > 0)
+
+
+def test_smaller_batch_and_speculation_by_hand() -> None:
+    # base B = 64 at S = 4,096: t0 = (123,701,248 + 64 · 16,777,216) / 1e12 = 1,197,443,072e-12
+    t0 = (W + 64 * 4096 * KV) / 1e12
+    r = fast_mode(_dep(), context_len=4096, batch=64, speedup=2.5, draft=None, max_chips=2)
+    assert r.base.tpot_s == pytest.approx(t0, rel=1e-12)
+    assert r.target_tpot_s == pytest.approx(t0 / 2.5, rel=1e-12)
+    # a smaller batch: b <= (t0 / 2.5 · 1e12 − W) / 16,777,216 = 355,275,980.8 / 16,777,216
+    # = 21.18 -> 21; t(21) = 476,022,784e-12; price (t(21) / 21) / (t0 / 64) = 1.2115
+    batch = r.option("batch")
+    assert batch.reaches and batch.setting is not None
+    assert batch.setting.batch == 21
+    t21 = (W + 21 * 4096 * KV) / 1e12
+    assert batch.setting.speedup == pytest.approx(t0 / t21, rel=1e-12)
+    assert batch.setting.price_multiple == pytest.approx((t21 / 21) / (t0 / 64), rel=1e-12)
+    assert batch.setting.price_multiple == pytest.approx(1.2115, abs=1e-4)
+    # speculation, a free draft, γ = 1, α = 0.85: 1 + 0.85 = 1.85 tokens per verification
+    # (Epoch AI's (1 − α^(γ+1)) / (1 − α)); the verification reads what a decode step reads
+    # (and each sequence's 2 new tokens' KV, < 0.05% more), so per token t(b) / 1.85:
+    # b <= (t0 / 2.5 · 1.85 · 1e12 − W) / 16,777,216 = 762,406,655 / 16,777,216 = 45.44 -> 45
+    spec = r.option("speculative")
+    assert spec.reaches and spec.setting is not None and spec.setting.batch == 45
+    t45 = (W + 45 * 4096 * KV) / 1e12 / 1.85
+    assert spec.setting.price_multiple == pytest.approx((t45 / 45) / (t0 / 64), rel=1e-3)
+    assert spec.setting.price_multiple == pytest.approx(0.5641, abs=1e-3)
+    # more chips: two data-parallel groups at 2b cost what one chip costs at b, so the chips
+    # option is at most the smaller batch's price
+    chips = r.option("chips")
+    assert chips.reaches and chips.setting is not None and chips.setting.chips == 2
+    assert chips.setting.price_multiple <= batch.setting.price_multiple * (1 + 1e-12)
+    assert r.cheapest == "speculative" and r.reachable
+    assert "costs ×0.564 per token at the cheapest, speculative decoding" in r.message
+    json.dumps(r.as_dict(), allow_nan=False)
+
+
+def test_speculation_pays_for_its_draft_by_hand() -> None:
+    # the draft "mtp" is one more layer like the last and the tied embedding as its LM head:
+    # 2 bytes × (15,206,400 + 1,024,000 + 1,024 norm) = 32,462,848 bytes, and one layer's KV,
+    # 1,024 bytes per token. Per output token, with γ = 1 and α = 0.85 (1.85 tokens per
+    # verification): (W + b·S·4,096 + 32,462,848 + b·S·1,024) / 1.85 / 1e12 <= t0 / 2.5, so
+    # b·20,971,520 <= 886,107,873 − 123,701,248 − 32,462,848 = 729,943,777: b <= 34.8 -> 34
+    t0 = (W + 64 * 4096 * KV) / 1e12
+    r = fast_mode(_dep(), context_len=4096, batch=64, speedup=2.5, max_chips=1)
+    s = r.option("speculative").setting
+    assert s is not None and s.batch == 34
+    t34 = (W + 34 * 4096 * KV + 32_462_848 + 34 * 4096 * 1024) / 1.85 / 1e12
+    assert s.tpot_s == pytest.approx(t34, rel=1e-3)  # the verification's 2 new tokens: < 0.1%
+    assert s.price_multiple == pytest.approx((t34 / 34) / (t0 / 64), rel=1e-3)
+
+
+def test_the_lectures_2_5x_for_6x_by_hand() -> None:
+    # base B = 60 at S = 907: c·B = 60 · 907 · 4,096 = 222,904,320 ≈ 1.8 · W (222,662,246).
+    # t0 = (W + 222,904,320) / 1e12 = 346,605,568e-12; t0 / 2.5 = 138,642,227.2e-12
+    # b <= (138,642,227.2 − 123,701,248) / (907 · 4,096) = 14,940,979.2 / 3,715,072 = 4.02 -> 4
+    # t(4) = (W + 4 · 3,715,072) / 1e12 = 138,561,536e-12: ×2.5014 faster for
+    # (138,561,536 / 4) / (346,605,568 / 60) = ×5.9965 the price: the lecture's 2.5× for 6×
+    r = fast_mode(_dep(), context_len=907, batch=60, speedup=2.5, max_chips=1)
+    s = r.option("batch").setting
+    assert s is not None and s.batch == 4
+    assert s.speedup == pytest.approx(346_605_568 / 138_561_536, rel=1e-12)
+    assert s.price_multiple == pytest.approx((138_561_536 / 4) / (346_605_568 / 60), rel=1e-12)
+    assert s.price_multiple == pytest.approx(5.9965, abs=1e-4)
+    # with no chip count above 1 allowed, the chips option has no setting and says why
+    chips = r.option("chips")
+    assert chips.setting is None and not chips.reaches and "max_chips" in chips.note
+
+
+def test_out_of_reach_names_the_latency_floor() -> None:
+    # at context 1 the step is nearly all weights: t(64) = (W + 64 · 4,096) / 1e12 and batch
+    # 1's (W + 4,096) / 1e12 is only 1.002× faster; a free draft at most 1.85×. The floor is
+    # the weights one token reads over the bandwidth: 123,701,248 / 1e12 s = 0.124 ms
+    r = fast_mode(_dep(), context_len=1, batch=64, speedup=2.5, draft=None, max_chips=1)
+    assert not r.reachable and r.cheapest is None
+    assert r.latency_floor_s == pytest.approx(W / 1e12, rel=1e-12)
+    b = r.option("batch").setting
+    assert b is not None and b.batch == 1
+    assert b.speedup == pytest.approx((W + 64 * KV) / (W + KV), rel=1e-12)
+    assert "out of reach" in r.message and "latency floor" in r.message
+    assert "0.124 ms per token" in r.message
+    assert r.option("speculative").setting is not None
+    assert r.option("speculative").setting.speedup < 1.86  # type: ignore[union-attr]
+
+
+def test_speedup_one_is_the_base() -> None:
+    r = fast_mode(_dep(), context_len=4096, batch=64, speedup=1.0, max_chips=1)
+    s = r.option("batch").setting
+    assert s is not None and s.batch == 64 and s.price_multiple == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        ({"speedup": 0.5}, "speedup"),
+        ({"speedup": math.nan}, "speedup"),
+        ({"speedup": math.inf}, "speedup"),
+        ({"batch": 0}, "batch"),
+        ({"batch": 10**7}, "batch"),  # does not fit
+        ({"context_len": 0}, "context_len"),
+        ({"gamma": 0}, "gamma"),
+        ({"acceptance": 1.5}, "acceptance"),
+        ({"draft": "no-such-model"}, "draft"),
+        ({"max_chips": 0}, "max_chips"),
+    ],
+)
+def test_bad_input_names_the_field(kw: dict[str, Any], field: str) -> None:
+    args: dict[str, Any] = {"context_len": 4096, "batch": 8, "speedup": 2.0} | kw
+    with pytest.raises(InputError) as e:
+        fast_mode(_dep(), **args)
+    assert e.value.field == field
+
+
+def test_a_chip_without_a_price_is_refused() -> None:
+    with pytest.raises(InputError) as e:
+        fast_mode(_dep(_chip(price_usd_per_s=0.0)), batch=8, speedup=2.0)
+    assert e.value.field == "price_usd_per_hour"
+
+
+def test_every_option_times_a_real_split() -> None:
+    # the base and each answer on a catalog deployment, re-timed here from their settings
+    dep = deployment("llama-3.1-70b", "h100-sxm", 8, engine="ideal")
+    r = fast_mode(dep, context_len=4096, batch=64, speedup=2.0, max_chips=16)
+    for o in r.options:
+        s = o.setting
+        assert s is not None
+        d = replace(dep, chips=s.chips, tp=s.tp, pp=s.pp, ep=s.ep, replicas=s.replicas)
+        t = float(d.decode(s.batch, 4096).t_step)
+        if o.option == "speculative":
+            assert s.tpot_s < t  # speculation: fewer seconds per token than a decode step
+        else:
+            assert s.tpot_s == pytest.approx(t, rel=1e-12)
+        assert s.speedup == pytest.approx(r.base.tpot_s / s.tpot_s, rel=1e-12)
+        if o.reaches:
+            assert s.speedup >= 2.0 * (1 - 1e-12)
+        # each curve is a frontier: faster costs more
+        c = o.curve
+        assert np.all(np.diff(c["speedup"]) > 0) and np.all(np.diff(c["price_multiple"]) > 0)
+
+
+# ---- the command line ---------------------------------------------------------------------------
+
+
+def test_cli_fast_mode() -> None:
+    args = ["--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--engine", "ideal"]
+    r = run_cli("fast-mode", *args, "--batch", "64", "--speedup", "2.5", "--json")
+    assert r.code == 0, r.err
+    got = r.json()
+    assert {o["option"] for o in got["options"]} == {"batch", "chips", "speculative"}
+    assert got["max_chips"] == 8  # twice 1 chip, at least the H100's 8-GPU NVLink domain
+    # the latency floor: the weights one token reads (all but the input embedding, of which a
+    # step gathers its tokens' rows) over the H100 SXM's 3.35 TB/s (NVIDIA's datasheet)
+    from llm_roofline import get_model
+
+    floor = get_model("llama-3.1-8b").params_read(1) * 2 / 3.35e12
+    assert got["latency_floor_s"] == pytest.approx(floor, rel=1e-9)
+    t = run_cli("fast-mode", *args, "--batch", "1", "--speedup", "2.5", "--max-chips", "1")
+    assert t.code == 0, t.err
+    assert "out of reach" in t.out and "latency floor" in t.out and "reaches ×2.5" in t.out
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--batch", "64", "--speedup", "0.5"], "speedup"),
+        (["--batch", "64", "--speedup", "x"], "--speedup"),
+        (["--batch", "100000", "--speedup", "2"], "does not fit"),
+        (["--batch", "64", "--speedup", "2", "--acceptance", "2"], "acceptance"),
+        (["--batch", "64", "--speedup", "2", "--draft", "nope"], "nope"),
+        (["--batch", "64", "--speedup", "2", "--hardware", "tpu-v7"], "no price"),
+    ],
+)
+def test_cli_fast_mode_bad_input(extra: list[str], says: str) -> None:
+    base = ["--model", "llama-3.1-8b"]
+    if "--hardware" not in extra:
+        base += ["--hardware", "h100-sxm"]
+    r = run_cli("fast-mode", *base, *extra)
+    assert r.code == 2 and len(r.err_lines) == 1 and says in r.err, r.err
+
+
+# ---- the API ------------------------------------------------------------------------------------
+
+
+def test_api_fast_mode_matches_the_library() -> None:
+    body = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": 64, "engine": "ideal"}
+    r = client.post("/api/fast-mode", json=body | {"speedup": 2.5, "draft": "none"})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    want = fast_mode(
+        deployment("llama-3.1-8b", "h100-sxm", engine="ideal"),
+        context_len=4096,
+        batch=64,
+        speedup=2.5,
+        draft=None,
+    )
+    assert got["message"] == want.message and got["cheapest"] == want.cheapest
+    for og, ow in zip(got["options"], want.options, strict=True):
+        assert og["setting"]["price_multiple"] == pytest.approx(ow.setting.price_multiple)  # type: ignore[union-attr]
+    r2 = client.post("/api/fast-mode", json=body | {"draft": "llama-3.1-8b"})
+    assert r2.status_code == 200, r2.text
+
+
+@pytest.mark.parametrize(
+    ("extra", "status", "field"),
+    [
+        ({"speedup": 0.5}, 422, "speedup"),
+        ({"gamma": 0}, 422, "gamma"),
+        ({"acceptance": 1.5}, 422, "acceptance"),
+        ({"max_chips": 1000}, 422, "max_chips"),
+        ({"draft": "no-such-model"}, 400, "draft"),
+        ({"draft": "../../etc/passwd"}, 400, "draft"),  # ids only: the server reads no files
+        ({"batch": 100_000}, 400, "batch"),
+        ({"hardware": "tpu-v7"}, 400, "price_usd_per_hour"),
+        ({"model": "no-such-model"}, 400, "model"),
+    ],
+)
+def test_api_fast_mode_bad_input(extra: dict[str, Any], status: int, field: str) -> None:
+    body = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": 8} | extra
+    r = client.post("/api/fast-mode", json=body)
+    assert r.status_code == status and r.json()["field"] == field, r.text
+
+
+# ---- docs/whatif.md -----------------------------------------------------------------------------
+
+
+def test_whatif_md_quotes_what_the_tool_gives() -> None:
+    """The fast-mode example of docs/whatif.md, re-run (the command written there)."""
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).parent.parent / "docs" / "whatif.md").read_text().split())
+    dep = deployment("llama-3.1-8b", "h100-sxm")
+    r = fast_mode(dep, context_len=4096, batch=64, speedup=2.5)
+    b = r.base
+    assert (
+        f"{b.tokens_per_s_per_user:.1f} tokens/s per user at ${b.usd_per_million_tokens:.3f}"
+        in text
+    )
+    assert f"×2.5 is {2.5 * b.tokens_per_s_per_user:.1f} tokens/s per user" in text
+    tail = "| {u:.3g} | ${usd:.3g} |"
+    rows = {
+        "batch": "| a smaller batch | batch {batch} " + tail + " ×{pm:.3g} |",
+        "chips": "| more chips | batch {batch} on {chips} chips, tp {tp} " + tail + " ×{pm:.3g} |",
+        "speculative": "| speculative decoding | batch {batch}, γ 1, α 0.85 "
+        + tail
+        + " **×{pm:.3g}** |",
+    }
+    for name, row in rows.items():
+        s = r.option(name).setting
+        assert s is not None
+        line = row.format(
+            batch=s.batch,
+            chips=s.chips,
+            tp=s.tp,
+            u=s.tokens_per_s_per_user,
+            usd=s.usd_per_million_tokens,
+            pm=s.price_multiple,
+        )
+        assert line in text, line
+    assert r.cheapest == "speculative"
+    one = fast_mode(dep, context_len=4096, batch=1, speedup=2.5)
+    assert not one.reachable
+    assert (
+        f"×2.5 ({2.5 * one.base.tokens_per_s_per_user:.1f} tokens/s per user) is out of reach"
+        in text
+    )
+    chips, spec = one.option("chips").setting, one.option("speculative").setting
+    assert chips is not None and spec is not None
+    assert (
+        f"more chips reach ×{chips.speedup:.3g} (tp {chips.tp} on {chips.chips} chips, for "
+        f"×{chips.price_multiple:.3g} the price); speculation ×{spec.speedup:.3g}" in text
+    )
+    assert (
+        f"**{one.latency_floor_s * 1e3:.3g} ms** per token, {1 / one.latency_floor_s:.0f} "
+        "tokens/s per user" in text
+    )
