@@ -22,13 +22,13 @@ from typing import Any
 import pytest
 
 from llm_roofline import ModelSpec, spec_from_config
+from llm_roofline.chip_ranking import across_catalog
 from llm_roofline.deployment import Deployment, deployment
 from llm_roofline.errors import InputError
 from llm_roofline.hardware import Chip
 from llm_roofline.sensitivity import (
     FIGURES,
     METRICS,
-    across_catalog,
     largest_batch,
     largest_within,
     policy_effects,

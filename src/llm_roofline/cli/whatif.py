@@ -42,7 +42,8 @@ def _head(dep: Any, context: int) -> str:
 
 
 def cmd_sensitivity(args: argparse.Namespace) -> int:
-    from ..sensitivity import METRICS, across_catalog, sensitivity
+    from ..chip_ranking import across_catalog
+    from ..sensitivity import METRICS, sensitivity
 
     dep = deployment_from_args(args)
     target = args.tpot_ms * units.ms if args.tpot_ms else None

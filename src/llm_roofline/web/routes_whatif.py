@@ -40,7 +40,7 @@ def sensitivity(req: SensitivityRequest) -> dict[str, Any]:
     per million tokens at the batch given, the largest that fits and (with `tpot_ms`) the
     largest within the target (`llm-roofline sensitivity --json`'s `sensitivity`); with
     `across_catalog`, `catalog`: every catalog chip's cheapest setting and what bounds it."""
-    from ..sensitivity import across_catalog
+    from ..chip_ranking import across_catalog
     from ..sensitivity import sensitivity as run
 
     dep = deployment_of(req)
