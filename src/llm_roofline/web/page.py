@@ -1,6 +1,6 @@
 """The page's routes: `/` and its assets, plotly.js from the `plotly` package, and the API's
-docs at `/docs` with Swagger UI's files from the `swagger-ui-bundle-v2` package (Swagger UI 5). Everything the
-page and the docs load is served here: nothing from a CDN, so both work offline."""
+docs at `/docs` with Swagger UI 5's files from the `swagger-ui-bundle-v2` package. Everything
+the page and the docs load is served here: nothing from a CDN, so both work offline."""
 
 from __future__ import annotations
 
