@@ -3,6 +3,7 @@ schemathesis run over the OpenAPI schema with no server error."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
 
@@ -107,6 +108,22 @@ def test_report_has_the_curves_and_numbers() -> None:
     assert a["bound"] in ("compute", "memory") and a["fits"] and a["regime"]
     assert a["t_step_s"] >= max(a["t_compute_s"], a["t_weights_s"] + a["t_kv_s"]) * 0.999
     assert out["frontier"]["frontier"] and out["cost_vs_batch"]["batch"]
+
+
+def test_the_batch_axis_ends_near_what_fits() -> None:
+    """The batch axis ends 30% past the largest batch that fits (the span beyond it shaded, not
+    dwarfing what can run), holds that batch itself, and starts at 1 with points spread by
+    ratio too (a log axis draws smooth). Llama 3.1 8B on one H100 at 4,096 tokens: the library's
+    largest batch, asked directly."""
+    from llm_roofline.deployment import deployment
+
+    fit = int(deployment("llama-3.1-8b", "h100-sxm", 1).max_batch(4096))
+    body = {**BODY, "model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 1}
+    body["context_len"] = 4096
+    B = client.post("/api/report", json=body).json()["step_vs_batch"]["batch"]
+    assert B[0] == 1 and fit in B and max(B) == math.ceil(1.3 * fit)
+    assert B == sorted(set(B))
+    assert sum(b <= 10 for b in B) == 10  # every batch of 1..10: the log axis's first decade
 
 
 def test_report_for_an_uploaded_config() -> None:

@@ -58,11 +58,18 @@ def step_figures(dep: Deployment, step: StepTime) -> dict[str, np.ndarray]:
 
 
 def batch_axis(dep: Deployment, context_len: int, points: int = 200) -> tuple[FloatArray, int]:
-    """Batches to draw (1 .. past the largest that fits and 2.5 B*) and the largest that fits."""
+    """Batches to draw and the largest that fits. The axis ends a little (30%) past the largest
+    batch that fits, so the span beyond it shows without dwarfing what can run; when not one
+    sequence fits, it runs to 2.5 B* (of each independent group). Evenly spaced points for a
+    linear axis and as many spaced by ratio for a log one, so both draw smooth."""
     fit = int(dep.max_batch(context_len))
-    b_star = balance_batch(dep.model, dep.chip, weight_dtype=dep.weight_dtype)
-    top = max(fit, int(2.5 * b_star * dep.groups), 16)  # B* of each independent group
-    return np.unique(np.linspace(1, top, points).round()), fit
+    if fit >= 1:
+        top = max(int(np.ceil(1.3 * fit)), 16)
+    else:
+        b_star = balance_batch(dep.model, dep.chip, weight_dtype=dep.weight_dtype)
+        top = max(int(2.5 * b_star * dep.groups), 16)
+    grid = np.concatenate([np.linspace(1, top, points), np.geomspace(1, top, points)])
+    return np.unique(np.append(grid.round(), fit if fit >= 1 else 1)), fit
 
 
 def step_vs_batch(dep: Deployment, context_len: int, batches: ArrayLike) -> dict[str, Any]:
