@@ -455,7 +455,8 @@ CASES: list[Case] = [
     Case("sensitivity", "sensitivity --model llama-3.1-8b --hardware h100-sxm --batch 1 "
          "--engine ideal",
          out=("+10% memory bandwidth buys +10.0% tokens/s per user",
-              "+10% dense FLOP/s, memory capacity, scale-up bandwidth or price buys 0%")),
+              "+10% dense FLOP/s, memory capacity, scale-up bandwidth, scale-out bandwidth "
+              "or price buys 0%")),
     # ×2.5 from batch 64: a smaller batch (the lecture's fast mode) reaches it, at a price
     Case("fast-mode", "fast-mode --model llama-3.1-8b --hardware h100-sxm --batch 64 "
          "--speedup 2.5", out=("a smaller batch", "costs ×")),

@@ -9,9 +9,11 @@ the library (the engine's own constants), never this code's own output."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -385,3 +387,151 @@ def test_report_with_the_ideal_engine_has_no_range_column() -> None:
     )
     assert run.code == 0, run.err
     assert "range" not in run.out and "ideal step (" in run.out
+
+
+# ---- a newcomer's walkthrough: --help alone answers the three personas' questions ----------
+
+# the verbs whose parsers live in cli/whatif.py carry their own examples (or not yet)
+_OWN_EXAMPLES = set(_verbs()) - {"sensitivity", "fast-mode"}
+
+
+def test_every_verb_says_what_it_answers_with_an_example() -> None:
+    for verb, parser in _verbs().items():
+        text = parser.format_help()
+        assert parser.description and len(parser.description.split()) >= 12, verb
+        if verb in _OWN_EXAMPLES:
+            assert f"\n  llm-roofline {verb}" in text, verb  # an example command line
+
+
+def test_top_level_help_points_each_question_to_its_verb() -> None:
+    text = build_parser().format_help()
+    lines = text.split("which verb answers which question:")[1].splitlines()  # the epilog
+
+    def line_of(words: str) -> str:
+        return next(ln for ln in lines if words in ln)
+
+    assert line_of("size a fleet for a traffic").rstrip().endswith("plan")
+    assert line_of("speed, fit in memory and cost").rstrip().endswith("report")
+    assert line_of("what-ifs").rstrip().endswith("sensitivity, fast-mode")
+    assert line_of("prices").rstrip().endswith("pricing")
+    assert max(len(ln) for ln in lines) <= 100
+
+
+def test_bare_command_prints_the_usage_and_the_verbs() -> None:
+    r = run_cli()
+    assert r.code == 2 and r.out == ""
+    assert r.err.startswith("usage: llm-roofline")
+    for verb in _verbs():
+        assert f"\n    {verb} " in r.err, verb  # the verb list, each with its one-line help
+    assert "size a fleet for a traffic" in r.err
+    assert r.err_lines[-1].startswith("llm-roofline: error: give a verb")
+
+
+def test_report_and_demo_name_the_lectures_deployment() -> None:
+    for verb in ("report", "demo"):
+        flat = " ".join(_verbs()[verb].format_help().split())
+        for words in ("DeepSeek-V3", "GB200 NVL72", "72 chips", "fp8"):
+            assert words in flat, (verb, words)
+
+
+def test_report_says_what_each_of_the_lectures_numbers_is() -> None:
+    r = run_cli("report", "--model", "llama-3.1-8b", "--hardware", "h100-sxm")
+    assert r.code == 0, r.err
+    assert "latency floor (read once each weight a token needs: the fastest" in r.out
+    assert "balance batch B* (compute time = weight-fetch time" in r.out
+    assert "memory drain time (capacity ÷ bandwidth" in r.out and "HBM" not in r.out
+    # the balanced context, S = 2 · N_active · BW / (FLOP/s · KV bytes per token): Llama 3.1
+    # 8B multiplies 8.03e9 − 128,256 × 4,096 (the input embedding, only gathered) = 7.505e9
+    # parameters per token; its KV cache is 32 layers × 8 heads × 128 × 2 (K, V) × 2 bytes
+    # = 131,072 bytes per token; H100 SXM: 989.4e12 FLOP/s bf16, 3.35e12 B/s. S = 387.7
+    line = next(ln for ln in r.out.splitlines() if "balanced context (" in ln)
+    assert "KV fetch time = its compute time" in line
+    expected = 2 * (8.03e9 - 128_256 * 4_096) * 3.35e12 / (989.4e12 * 131_072)
+    assert _numbers(line.split(")")[-1])[0] == pytest.approx(expected, rel=0.01)
+
+
+def test_hardware_listing_fits_120_columns_with_its_notes_below() -> None:
+    r = run_cli("hardware")
+    assert r.code == 0, r.err
+    assert max(len(ln) for ln in r.out.splitlines()) <= 120
+    assert "announced, not shipping yet: rubin, rubin-ultra" in r.out
+    assert "\n  rubin: price_usd_per_hour" in r.out  # estimated figures, listed by chip
+    one = run_cli("hardware", "h100-sxm")
+    assert one.out.split("\n", 1)[0].rstrip() == "1 chip", one.out[:20]
+
+
+def test_one_of_anything_is_singular() -> None:
+    models = run_cli("models", "--filter", "llama-3.1-8b")
+    assert models.out.split("\n", 1)[0].rstrip() == "1 model", models.out[:20]
+    best = run_cli("optimize", "--model", "llama-3.1-8b", "--hardware", "h100-sxm",
+                   "--max-chips", "1")  # fmt: skip
+    assert best.code == 0 and "cheapest meeting the targets: 1 chip," in best.out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_tables_fold_to_the_terminal_and_take_their_width_in_a_pipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("rich")
+    from llm_roofline.cli._common import print_table
+
+    headers = [f"column {i:02d} (ms)" for i in range(12)]  # 12 × (14 + 3) + 1 = 205 wide
+    rows = [[f"{1000 + i}.5" for i in range(12)]]
+    monkeypatch.setenv("COLUMNS", "120")
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stdout", term)
+    print_table("wide", headers, rows)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", term.getvalue())
+    assert max(len(ln) for ln in plain.splitlines()) <= 120
+    assert "…" not in plain and all(c in plain for c in rows[0])  # every number whole
+    pipe = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", pipe)
+    print_table("wide", headers, rows)
+    assert max(len(ln) for ln in pipe.getvalue().splitlines()) == 12 * (14 + 3) + 1
+
+
+# the widest tables: report's (with the engine's range), optimize's frontier, plan's fleets
+WIDE = [
+    "report --model deepseek-v3 --hardware gb200 --chips 72 --weight-dtype fp8",
+    "optimize --model llama-3.1-70b --hardware h100-sxm --max-chips 16",
+    "plan --model llama-3.1-8b --hardware h100-sxm,a100-80gb --rate 5 --input-len 512 "
+    "--output-len 64 --requests 400 --max-chips 4 --ttft-p90-ms 300 --tpot-p99-ms 40",
+]
+
+
+@pytest.mark.parametrize("argv", WIDE, ids=[a.split()[0] for a in WIDE])
+def test_tables_stay_within_150_columns(argv: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "120")
+    r = run_cli(*argv.split())
+    assert r.code == 0, r.err
+    table = [ln for ln in r.out.splitlines() if ln[:1] in "┏┃┡│└"]
+    assert table and max(len(ln) for ln in table) <= 150
+
+
+def test_simulate_labels_the_context_of_its_traffic() -> None:
+    r = run_cli("simulate", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--rate", "2",
+                "--input-len", "256", "--output-len", "32", "--requests", "50")  # fmt: skip
+    assert r.code == 0, r.err
+    line = next(ln for ln in r.out.splitlines() if ln.startswith("traffic: "))
+    # Llama 3.1's max_position_embeddings: 131,072
+    assert "clipped to the model's maximum context of 131,072 tokens" in line
+    assert "context 131072" not in line
+
+
+def test_fit_widths_wraps_between_words_and_shares_the_room() -> None:
+    from llm_roofline.cli._common import fit_widths
+
+    rows = [["1", "21.3 (17.3–25.9)"]]
+    # 30 columns hold both (1 + 16 of text, 3 × 2 + 1 of rules and spaces): nothing to fit
+    assert fit_widths(["b", "step (ms)"], rows, 30) is None
+    # 20 columns leave 20 − 7 = 13 for text: each column its longest word (1; '(17.3–25.9)',
+    # 11), and the 1 left over to the column short of its full 16
+    assert fit_widths(["b", "step (ms)"], rows, 20) == [1, 12]
+    # 19 columns leave 12: exactly the longest words, 1 + 11
+    assert fit_widths(["b", "step (ms)"], rows, 19) == [1, 11]
+    # 18 columns leave 11, less than the longest words' 12: rich is left to fold
+    assert fit_widths(["b", "step (ms)"], rows, 18) is None

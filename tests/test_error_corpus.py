@@ -203,6 +203,53 @@ CASES: list[tuple[str, list[str], dict[str, str], list[str]]] = [
 ]  # fmt: skip
 
 
+# a newcomer's walkthrough: each error also says where to look next (the command that lists
+# the ids, the catalog's own id for a Hugging Face repo, the flag that gives a price)
+PLAN = [
+    "plan",
+    "--model",
+    "llama-3.1-8b",
+    "--rate",
+    "1",
+    "--input-len",
+    "8",
+    "--output-len",
+    "8",
+    "--ttft-p90-ms",
+    "100",
+    "--tpot-p99-ms",
+    "50",
+]
+CASES += [
+    ("hardware 'all' names its listing", ["report", *LLAMA[:2], "--hardware", "all"], {},
+     ["unknown hardware 'all'", "`llm-roofline hardware` lists them"]),
+    ("unknown model names its listing", ["report", "--model", "nope", "--hardware", "h100-sxm"],
+     {}, ["unknown model 'nope'", "`llm-roofline models` lists them"]),
+    ("hf repo id of a catalog model", ["report", "--model", "meta-llama/Llama-3.1-8B",
+                                        "--hardware", "h100-sxm"], {},
+     ["the catalog has it as llama-3.1-8b (--model llama-3.1-8b)",
+      "huggingface-cli download meta-llama/Llama-3.1-8B config.json"]),
+    ("hf repo id, case aside", ["report", "--model", "Qwen/QWEN3-8B", "--hardware", "l40s"], {},
+     ["the catalog has it as qwen3-8b"]),
+    ("optimize price 0 names --price", ["optimize", *LLAMA, "--max-chips", "2", "--price", "0"],
+     {}, ["hardware you own", "give --price USD per chip-hour"]),
+    ("optimize unpriced chip names --price", ["optimize", "--model", "llama-3.1-8b",
+                                              "--hardware", "tpu-v7", "--max-chips", "2"], {},
+     ["tpu-v7 has no price (none in the catalog)", "give --price USD per chip-hour"]),
+    ("plan one price, two chips", [*PLAN, "--hardware", "h100-sxm,a100-80gb", "--price", "2"],
+     {}, ["--price 2: one number prices one chip", "ID=USD,ID=USD"]),
+    ("plan price of a chip not searched", [*PLAN, "--hardware", "h100-sxm", "--price",
+                                           "mi300x=2"], {},
+     ["--price names 'mi300x', which is not among --hardware (h100-sxm)"]),
+    ("plan price 0", [*PLAN, "--hardware", "h100-sxm", "--price", "0"], {},
+     ["argument --price: expected USD per chip-hour (a positive number"]),
+    ("plan bad price pair", [*PLAN, "--hardware", "h100-sxm", "--price", "h100-sxm=x"], {},
+     ["argument --price: expected ID=USD,ID=USD", "got 'h100-sxm=x'"]),
+    ("plan unpriced chip names --price", [*PLAN, "--hardware", "tpu-v7"], {},
+     ["tpu-v7 has no price in the catalog", "give --price USD per chip-hour"]),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize(("name", "args", "files", "words"), CASES, ids=[c[0] for c in CASES])
 def test_bad_input_is_one_line_and_exit_2(
     tmp_path: Path, name: str, args: list[str], files: dict[str, str], words: list[str]

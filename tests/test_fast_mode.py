@@ -101,9 +101,15 @@ def test_speculation_pays_for_its_draft_by_hand() -> None:
     # verification): (W + b·S·4,096 + 32,462,848 + b·S·1,024) / 1.85 / 1e12 <= t0 / 2.5, so
     # b·20,971,520 <= 886,107,873 − 123,701,248 − 32,462,848 = 729,943,777: b <= 34.8 -> 34
     t0 = (W + 64 * 4096 * KV) / 1e12
-    r = fast_mode(_dep(), context_len=4096, batch=64, speedup=2.5, max_chips=1)
+    r = fast_mode(_dep(), context_len=4096, batch=64, speedup=2.5, max_chips=1, draft="mtp")
     s = r.option("speculative").setting
     assert s is not None and s.batch == 34
+    # asked for, though the small model's config states no MTP layer: said so
+    assert r.draft == "mtp" and "assumed" in r.option("speculative").note
+    # a model with one (mtp_layers: what its config.json states) gets it by default, unnoted
+    own = fast_mode(_dep(), context_len=4096, batch=64, speedup=2.5, max_chips=1, mtp_layers=1)
+    assert own.option("speculative").setting == s and own.option("speculative").note == ""
+    assert own.draft == "mtp" and own.mtp_layers == 1 and own.not_tried == {}
     t34 = (W + 34 * 4096 * KV + 32_462_848 + 34 * 4096 * 1024) / 1.85 / 1e12
     assert s.tpot_s == pytest.approx(t34, rel=1e-3)  # the verification's 2 new tokens: < 0.1%
     assert s.price_multiple == pytest.approx((t34 / 34) / (t0 / 64), rel=1e-3)
@@ -136,10 +142,96 @@ def test_out_of_reach_names_the_latency_floor() -> None:
     b = r.option("batch").setting
     assert b is not None and b.batch == 1
     assert b.speedup == pytest.approx((W + 64 * KV) / (W + KV), rel=1e-12)
-    assert "out of reach" in r.message and "latency floor" in r.message
+    assert "out of reach" in r.message and "No batch passes the latency floor" in r.message
     assert "0.124 ms per token" in r.message
     assert r.option("speculative").setting is not None
     assert r.option("speculative").setting.speedup < 1.86  # type: ignore[union-attr]
+
+
+def test_out_of_reach_above_the_floor_names_what_stops_it() -> None:
+    # base batch 1 at context 4,096: t(1) = (123,701,248 + 4,096 · 4,096) / 1e12 = 0.140478 ms
+    # (the weights 0.123701 ms, the KV cache 0.016777 ms). ×1.1 asks for 0.127708 ms per
+    # token: above the floor, the weights' 0.123701 ms, so the floor is not what stops it; no
+    # batch is below 1, no chip count is allowed above 1, and speculation is not tried (the
+    # small model has no MTP layer): batch 1's own step stops it, its KV read of 4,096 tokens.
+    r = fast_mode(_dep(), context_len=4096, batch=1, speedup=1.1, max_chips=1)
+    t1 = (W + 4096 * KV) / 1e12
+    assert r.target_tpot_s == pytest.approx(t1 / 1.1, rel=1e-12)
+    assert r.latency_floor_s == pytest.approx(W / 1e12, rel=1e-12)
+    assert r.latency_floor_s < r.target_tpot_s
+    assert not r.reachable and "speculative" in r.not_tried
+    assert "No batch passes" not in r.message
+    assert (
+        "The target, 0.128 ms per token, is above the latency floor: the weights one token "
+        "reads, 0.124 GB per chip, over 1 TB/s = 0.124 ms per token" in r.message
+    )
+    assert (
+        "what stops it: batch 1 takes 0.14 ms per token on the fastest split tried (1 chip, "
+        "tp 1 · pp 1 · 1 replica (auto)): the ideal step 0.14 ms (its terms: the weights 0.124 "
+        "ms, the KV cache of 4,096 tokens 0.0168 ms" in r.message
+    )
+
+
+def test_out_of_reach_under_a_calibrated_engine_names_its_times() -> None:
+    # the lecture's case: Llama 3.1 8B on one H100 at batch 1, ×1.6: the target (193 tokens/s
+    # per user) is slower than the floor (223), so the floor does not stop it: the engine's
+    # time at batch 1 does; its three parts add up to that time
+    from llm_roofline.report import engine_parts
+
+    dep = deployment("llama-3.1-8b", "h100-sxm")
+    r = fast_mode(dep, context_len=4096, batch=1, speedup=1.6, max_chips=1, acceptance=0.0)
+    assert 1 / r.target_tpot_s < 1 / r.latency_floor_s and not r.reachable
+    assert "No batch passes" not in r.message and "what stops it: batch 1 takes" in r.message
+    t = r.base.tpot_s
+    ideal = float(dep.decode(1, 4096).t_step)
+    parts = engine_parts(dep, ideal, t)
+    assert parts["ideal_s"] + parts["efficiency_s"] + parts["fixed_s"] == pytest.approx(t)
+    assert (
+        f"{parts['efficiency_s'] * 1e3:.3g} ms more at the calibrated engine's measured "
+        f"efficiencies and {parts['fixed_s'] * 1e3:.3g} ms of its fixed times per step" in r.message
+    )
+
+
+def test_the_default_draft_is_the_models_own_mtp() -> None:
+    from llm_roofline.fast_mode import model_mtp_layers, mtp_layers_in
+
+    # DeepSeek-V3's config.json states num_nextn_predict_layers = 1; Kimi K2's 0; Llama's none
+    assert model_mtp_layers(deployment("deepseek-v3", "h100-sxm", 8, weight_dtype="fp8")) == 1
+    assert model_mtp_layers(deployment("llama-3.1-8b", "h100-sxm")) == 0
+    assert mtp_layers_in({"num_nextn_predict_layers": 0}) == 0
+    assert mtp_layers_in({"text_config": {"num_nextn_predict_layers": 2}}) == 2
+    # a model without one: speculation is not tried by default, and the answer says why
+    r = fast_mode(_dep(), context_len=4096, batch=64, speedup=2.5, max_chips=1)
+    assert [o.option for o in r.options] == ["batch", "chips"]
+    assert r.draft == "" and r.mtp_layers == 0
+    assert r.not_tried["speculative"].startswith(
+        "small has no multi-token-prediction layer (its config.json states no "
+        "num_nextn_predict_layers), so there is no draft to assume: give a draft model"
+    )
+    with pytest.raises(KeyError, match="no multi-token-prediction layer"):
+        r.option("speculative")
+    assert "from the base decoding without speculation" in r.message
+    json.dumps(r.as_dict(), allow_nan=False)
+
+
+def test_a_config_file_with_an_mtp_layer_gets_it(tmp_path: Any) -> None:
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(llama_like(tie_word_embeddings=True, num_nextn_predict_layers=1)))
+    dep = deployment(str(cfg), _chip(), 1, engine="ideal")
+    r = fast_mode(dep, context_len=4096, batch=64, speedup=2.5, max_chips=1)
+    assert r.mtp_layers == 1 and r.draft == "mtp" and r.not_tried == {}
+    # the same speculation as the draft "mtp" on the catalog-free spec (hand-checked above)
+    s = r.option("speculative").setting
+    assert s is not None and s.batch == 34
+
+
+def test_max_chips_default_and_bound() -> None:
+    # default: twice the chips, at least the scale-up domain, at most 1,024: a 4,096-chip
+    # domain gives min(max(2 · 1, 4,096), 1,024) = 1,024; the H100's 8: max(2, 8) = 8
+    wide = _dep(replace(_chip(), scale_up_domain=4096))
+    assert fast_mode(wide, context_len=1, batch=1, speedup=1.0, max_chips=None).max_chips == 1024
+    assert fast_mode(_dep(), context_len=1, batch=1, speedup=1.0).max_chips == 8
+    assert fast_mode(_dep(), context_len=1, batch=1, speedup=1.0, max_chips=1024).max_chips == 1024
 
 
 def test_speedup_one_is_the_base() -> None:
@@ -161,6 +253,9 @@ def test_speedup_one_is_the_base() -> None:
         ({"acceptance": 1.5}, "acceptance"),
         ({"draft": "no-such-model"}, "draft"),
         ({"max_chips": 0}, "max_chips"),
+        ({"max_chips": 1025}, "max_chips"),  # a limit on the search: 1,024
+        ({"max_chips": 10**9}, "max_chips"),
+        ({"mtp_layers": -1}, "mtp_layers"),
     ],
 )
 def test_bad_input_names_the_field(kw: dict[str, Any], field: str) -> None:
@@ -174,6 +269,16 @@ def test_a_chip_without_a_price_is_refused() -> None:
     with pytest.raises(InputError) as e:
         fast_mode(_dep(_chip(price_usd_per_s=0.0)), batch=8, speedup=2.0)
     assert e.value.field == "price_usd_per_hour"
+    # a price of 0 given for a chip the catalog prices: hardware you own, said as such (it
+    # once said "h100-sxm has no price in the catalog")
+    own = deployment("llama-3.1-8b", "h100-sxm", engine="ideal", price_usd_per_hour=0.0)
+    with pytest.raises(InputError) as e:
+        fast_mode(own, batch=8, speedup=2.0)
+    assert e.value.field == "price_usd_per_hour"
+    assert str(e.value).startswith(
+        "h100-sxm: price 0: hardware you own, no $ per token, so a price multiple is undefined"
+    )
+    assert "in the catalog" not in str(e.value)
 
 
 def test_every_option_times_a_real_split() -> None:
@@ -205,7 +310,10 @@ def test_cli_fast_mode() -> None:
     r = run_cli("fast-mode", *args, "--batch", "64", "--speedup", "2.5", "--json")
     assert r.code == 0, r.err
     got = r.json()
-    assert {o["option"] for o in got["options"]} == {"batch", "chips", "speculative"}
+    # Llama 3.1 8B has no MTP layer: speculation is left out by default, saying why
+    assert {o["option"] for o in got["options"]} == {"batch", "chips"}
+    assert "no multi-token-prediction layer" in got["not_tried"]["speculative"]
+    assert got["draft"] == "" and got["mtp_layers"] == 0
     assert got["max_chips"] == 8  # twice 1 chip, at least the H100's 8-GPU NVLink domain
     # the latency floor: the weights one token reads (all but the input embedding, of which a
     # step gathers its tokens' rows) over the H100 SXM's 3.35 TB/s (NVIDIA's datasheet)
@@ -216,6 +324,11 @@ def test_cli_fast_mode() -> None:
     t = run_cli("fast-mode", *args, "--batch", "1", "--speedup", "2.5", "--max-chips", "1")
     assert t.code == 0, t.err
     assert "out of reach" in t.out and "latency floor" in t.out and "reaches ×2.5" in t.out
+    assert "base batch 1 decoding without speculation" in " ".join(t.out.split())
+    assert "base (no speculation)" in t.out
+    assert "speculative decoding: not tried: Llama 3.1 8B has no multi-token-prediction" in t.out
+    d = run_cli("fast-mode", *args, "--batch", "64", "--speedup", "2.5", "--draft", "none")
+    assert d.code == 0 and "speculative decoding" in d.out and "not tried" not in d.out
 
 
 @pytest.mark.parametrize(
@@ -227,6 +340,9 @@ def test_cli_fast_mode() -> None:
         (["--batch", "64", "--speedup", "2", "--acceptance", "2"], "acceptance"),
         (["--batch", "64", "--speedup", "2", "--draft", "nope"], "nope"),
         (["--batch", "64", "--speedup", "2", "--hardware", "tpu-v7"], "no price"),
+        (["--batch", "64", "--speedup", "2", "--price", "0"], "price 0: hardware you own"),
+        (["--batch", "64", "--speedup", "2", "--max-chips", "1025"], "at most 1,024"),
+        (["--batch", "64", "--speedup", "2", "--max-chips", "1e9"], "at most 1,024"),
     ],
 )
 def test_cli_fast_mode_bad_input(extra: list[str], says: str) -> None:
@@ -257,6 +373,20 @@ def test_api_fast_mode_matches_the_library() -> None:
         assert og["setting"]["price_multiple"] == pytest.approx(ow.setting.price_multiple)  # type: ignore[union-attr]
     r2 = client.post("/api/fast-mode", json=body | {"draft": "llama-3.1-8b"})
     assert r2.status_code == 200, r2.text
+    # the defaults are the library's: no MTP layer, so no speculation; max_chips 8 on an H100
+    r3 = client.post("/api/fast-mode", json=body)
+    assert r3.status_code == 200, r3.text
+    d = r3.json()
+    assert d["max_chips"] == 8 and [o["option"] for o in d["options"]] == ["batch", "chips"]
+    assert "no multi-token-prediction layer" in d["not_tried"]["speculative"]
+    # an uploaded config.json that states an MTP layer gets it
+    cfg = llama_like(tie_word_embeddings=True, num_nextn_predict_layers=1)
+    up = {"config": cfg, "hardware": "h100-sxm", "batch": 64, "engine": "ideal"}
+    r4 = client.post("/api/fast-mode", json=up)
+    assert r4.status_code == 200, r4.text
+    assert r4.json()["draft"] == "mtp" and r4.json()["not_tried"] == {}
+    r5 = client.post("/api/fast-mode", json=body | {"max_chips": 1024})
+    assert r5.status_code == 200 and r5.json()["max_chips"] == 1024
 
 
 @pytest.mark.parametrize(
@@ -265,7 +395,7 @@ def test_api_fast_mode_matches_the_library() -> None:
         ({"speedup": 0.5}, 422, "speedup"),
         ({"gamma": 0}, 422, "gamma"),
         ({"acceptance": 1.5}, 422, "acceptance"),
-        ({"max_chips": 1000}, 422, "max_chips"),
+        ({"max_chips": 1025}, 422, "max_chips"),
         ({"draft": "no-such-model"}, 400, "draft"),
         ({"draft": "../../etc/passwd"}, 400, "draft"),  # ids only: the server reads no files
         ({"batch": 100_000}, 400, "batch"),
@@ -289,6 +419,8 @@ def test_whatif_md_quotes_what_the_tool_gives() -> None:
     text = " ".join((Path(__file__).parent.parent / "docs" / "whatif.md").read_text().split())
     dep = deployment("llama-3.1-8b", "h100-sxm")
     r = fast_mode(dep, context_len=4096, batch=64, speedup=2.5)
+    assert "speculative" in r.not_tried and r.cheapest == "chips"
+    mtp = fast_mode(dep, context_len=4096, batch=64, speedup=2.5, draft="mtp")
     b = r.base
     assert (
         f"{b.tokens_per_s_per_user:.1f} tokens/s per user at ${b.usd_per_million_tokens:.3f}"
@@ -298,13 +430,15 @@ def test_whatif_md_quotes_what_the_tool_gives() -> None:
     tail = "| {u:.3g} | ${usd:.3g} |"
     rows = {
         "batch": "| a smaller batch | batch {batch} " + tail + " ×{pm:.3g} |",
-        "chips": "| more chips | batch {batch} on {chips} chips, tp {tp} " + tail + " ×{pm:.3g} |",
-        "speculative": "| speculative decoding | batch {batch}, γ 1, α 0.85 "
+        "chips": "| more chips | batch {batch} on {chips} chips, tp {tp} "
         + tail
         + " **×{pm:.3g}** |",
+        "speculative": "| speculative decoding, `--draft mtp` | batch {batch}, γ 1, α 0.85 "
+        + tail
+        + " ×{pm:.3g} |",
     }
     for name, row in rows.items():
-        s = r.option(name).setting
+        s = (mtp if name == "speculative" else r).option(name).setting
         assert s is not None
         line = row.format(
             batch=s.batch,
@@ -315,8 +449,8 @@ def test_whatif_md_quotes_what_the_tool_gives() -> None:
             pm=s.price_multiple,
         )
         assert line in text, line
-    assert r.cheapest == "speculative"
-    one = fast_mode(dep, context_len=4096, batch=1, speedup=2.5)
+    assert mtp.cheapest == "speculative"
+    one = fast_mode(dep, context_len=4096, batch=1, speedup=2.5, draft="mtp")
     assert not one.reachable
     assert (
         f"×2.5 ({2.5 * one.base.tokens_per_s_per_user:.1f} tokens/s per user) is out of reach"
@@ -326,8 +460,22 @@ def test_whatif_md_quotes_what_the_tool_gives() -> None:
     assert chips is not None and spec is not None
     assert (
         f"more chips reach ×{chips.speedup:.3g} (tp {chips.tp} on {chips.chips} chips, for "
-        f"×{chips.price_multiple:.3g} the price); speculation ×{spec.speedup:.3g}" in text
+        f"×{chips.price_multiple:.3g} the price); speculation with `--draft mtp` "
+        f"×{spec.speedup:.3g}" in text
     )
+    # ×1.6 from batch 1: slower than the floor, stopped by the engine's time at batch 1
+    from llm_roofline.report import engine_parts
+
+    slow = fast_mode(dep, context_len=4096, batch=1, speedup=1.6, max_chips=1, acceptance=0.0)
+    ideal = float(dep.decode(1, 4096).t_step)
+    parts = engine_parts(dep, ideal, slow.base.tpot_s)
+    assert (
+        f"×1.6 ({1.6 * slow.base.tokens_per_s_per_user:.0f} tokens/s per user, slower than the "
+        f"floor's {1 / slow.latency_floor_s:.0f}) is stopped by the calibrated engine: batch 1 "
+        f"takes {slow.base.tpot_s * 1e3:.3g} ms per token, {ideal * 1e3:.3g} ms of it the ideal "
+        f"step, {parts['fixed_s'] * 1e3:.3g} ms fixed times" in text
+    )
+    assert "what stops it: batch 1 takes" in slow.message
     assert (
         f"**{one.latency_floor_s * 1e3:.3g} ms** per token, {1 / one.latency_floor_s:.0f} "
         "tokens/s per user" in text

@@ -15,7 +15,9 @@ of 16-bit values + 4 x 128,256 = 513,024 B of fp32 logits = 594,944 B. The RTX 4
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -167,3 +169,114 @@ def test_docs_quote_the_current_lines() -> None:
     kv = fit_message(deployment("llama-3.1-8b", "rtx-4090", engine="ideal"), 131_072)
     w = fit_message(deployment("llama-3.1-8b", "rtx-4090", weight_dtype="fp32"), 4096)
     assert f"\n{kv}\n" in doc and f"\n{w}\n" in doc
+
+
+# ---- data-parallel groups hold whole sequences ------------------------------------------------
+#
+# The H100 SXM holds 85,520,000,000 B (the catalog's memory_capacity_gb = 85.52); beside Llama
+# 3.1 8B's weights 85,520,000,000 - 16,060,522,496 = 69,459,477,504 B are free on each chip.
+# At context 110,000 one sequence needs 110,000 x 131,072 + 594,944 = 14,418,514,944 B, so one
+# chip holds 69,459,477,504 / 14,418,514,944 = 4.82 -> 4 sequences.
+
+H100 = 85_520_000_000
+SEQ_110K = 110_000 * KV_TOKEN + ACT
+
+
+def test_a_data_parallel_group_holds_whole_sequences() -> None:
+    # Two H100 as one instance, tp 1 · pp 1 · dp 2: each group (one chip) holds 4 sequences at
+    # 110,000 tokens, so the largest batch is 2 x 4 = 8. Batch 9 puts 5 sequences on the
+    # busiest chip: 16,060,522,496 + 5 x 14,418,514,944 = 88,153,097,216 B > 85.52e9: it does
+    # not fit (counted as 9 / 2 = 4.5 sequences a chip it came to 80,943,839,744 B and "fit",
+    # while max_batch said 8).
+    dep = deployment("llama-3.1-8b", "h100-sxm", 2, tp=1, pp=1, replicas=1, engine="ideal")
+    assert dep.dp == 2 and dep.chip.memory_bytes == H100
+    assert math.floor((H100 - WEIGHTS) / SEQ_110K) == 4
+    assert int(dep.max_batch(110_000)) == 8
+    mem = dep.memory(9, 110_000)
+    assert float(mem.kv) == 5 * 110_000 * KV_TOKEN
+    assert float(mem.total) == WEIGHTS + 5 * SEQ_110K == 88_153_097_216
+    assert not bool(mem.fits)
+    assert bool(dep.memory(8, 110_000).fits)  # 4 a chip: 73,734,582,272 B
+    advice = fit_advice(dep, 110_000, 9)
+    assert not advice.fits and advice.max_batch == 8
+    assert "the largest batch at context 110,000 is 8" in advice.message
+
+
+def test_the_chips_suggested_hold_the_batch() -> None:
+    # Llama 3.1 8B, batch 8 at 1,048,576 tokens: one sequence's KV is 1,048,576 x 131,072 =
+    # 137,438,953,472 B. The search once offered 15 chips as tp 1 · pp 3 · dp 5, whose groups
+    # of 3 chips hold ⌈8 / 5⌉ = 2 sequences: 2 x 137.4 GB / 3 = 91.6 GB of KV a chip > 85.52 GB
+    # (its own max_batch at that context is 5). Whatever split it names now holds the batch.
+    dep = deployment("llama-3.1-8b", "h100-sxm", 1, engine="ideal")
+    advice = fit_advice(dep, 2**20, 8)
+    assert advice.chips is not None
+    assert 2 * 2**20 * KV_TOKEN / 3 > H100
+    tp, pp, r = (
+        int(re.search(pattern, advice.chips_split).group(1))  # type: ignore[union-attr]
+        for pattern in (r"tp (\d+)", r"pp (\d+)", r"(\d+) replica")
+    )
+    named = deployment(
+        "llama-3.1-8b", "h100-sxm", advice.chips, tp=tp, pp=pp, replicas=r, engine="ideal"
+    )
+    assert named.split_text().startswith(advice.chips_split)
+    assert int(named.max_batch(2**20)) >= 8 and bool(named.memory(8, 2**20).fits)
+
+
+@pytest.mark.parametrize(
+    ("model", "chips", "kw", "contexts"),
+    [
+        ("llama-3.1-8b", 2, {"tp": 1, "pp": 1, "replicas": 1}, [4096, 110_000, 131_072]),
+        ("llama-3.1-8b", 6, {"tp": 1, "pp": 2, "replicas": 1}, [8192, 300_000, 2**20]),
+        ("llama-4-scout", 8, {"tp": 1, "ep": 8}, [4096, 65_536, 2**20]),
+        ("llama-3.1-70b", 8, {"tp": 2, "replicas": 2}, [4096, 32_768, 131_072]),
+        ("deepseek-v3", 64, {"tp": 1, "ep": 64}, [4096, 65_536]),
+    ],
+)
+def test_memory_fits_exactly_up_to_max_batch(
+    model: str, chips: int, kw: dict[str, Any], contexts: list[int]
+) -> None:
+    """The memory model's two checks agree: `memory(B, S).fits` iff B <= `max_batch(S)`, for
+    B around the largest batch (every replica and data-parallel group counted)."""
+    dep = deployment(model, "h100-sxm", chips, weight_dtype="fp8", engine="ideal", **kw)
+    for S in contexts:
+        top = int(dep.max_batch(S))
+        for B in range(max(1, top - 3 * dep.groups), top + 3 * dep.groups + 1):
+            assert bool(dep.memory(B, S).fits) == (B <= top), (dep.split_text(), S, B, top)
+        if top < 1:
+            assert fit_message(dep, S, 1) != ""
+
+
+def test_no_reason_is_ever_empty() -> None:
+    from llm_roofline.fit_advice import no_fit_reason
+
+    assert no_fit_reason("the line", 4096, 0) == "the line"
+    assert no_fit_reason("", 4096, 0) == (
+        "not one sequence fits at context 4,096 (the largest batch is 0)"
+    )
+    assert no_fit_reason("", 4096, 3) == "the largest batch that fits at context 4,096 is 3"
+
+
+def _empty_line(*_: object) -> str:
+    return ""
+
+
+def test_callers_never_print_an_empty_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should the fit line ever be empty where the largest batch is 0, every caller still says
+    why (pricing's cost floor, the simulator's admission, report's DOES NOT FIT line)."""
+    import llm_roofline.fit_advice as fa
+    from llm_roofline.economics import cost_floor
+    from llm_roofline.simulate import kv_capacity
+    from tests.conftest import run_cli
+
+    monkeypatch.setattr(fa, "fit_message", _empty_line)
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")  # 131,072 tokens: none fit
+    with pytest.raises(InputError) as e:
+        cost_floor(dep, context_len=131_072)
+    none_fit = "not one sequence fits at context 131,072 (the largest batch is 0)"
+    assert str(e.value).endswith(f"no batch to price: {none_fit}")
+    with pytest.raises(InputError) as e:
+        kv_capacity(dep, 131_072)
+    assert str(e.value).endswith(f"does not fit one instance: {none_fit}")
+    r = run_cli("report", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--context", "128k")
+    assert r.code == 0, r.err
+    assert f"DOES NOT FIT at batch 1: {none_fit}." in r.out

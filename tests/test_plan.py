@@ -405,3 +405,90 @@ def test_moe_best_names_its_data_parallel_groups():
         "mixtral-8x7b", "h100-sxm", b["instance_chips"], tp=b["tp"], pp=b["pp"], ep=b["ep"]
     )
     assert b["dp"] == dep.dp
+
+
+# ---- the command line: a price of your own, times in ms, fleets in words --------------------
+
+
+def _cli(capsys, *argv):
+    rc = main(list(argv))
+    return rc, capsys.readouterr().out
+
+
+def test_cli_price_of_your_own_is_what_the_fleet_costs(capsys):
+    # BASE's traffic (5 requests/s, 64 output tokens each) on h100-sxm at $2 a chip-hour, not
+    # the catalog's $3.99: a fleet of n chips costs 2n dollars an hour, and its output tokens
+    # 5 × 64 × 3,600 = 1,152,000 an hour, so $ per million output tokens = 2n / 1.152
+    rc, out = _cli(capsys, *BASE, "--ttft-p90-ms", "300", "--tpot-p99-ms", "40", "--price", "2",
+                   "--json")  # fmt: skip
+    best = json.loads(out)["best"]
+    assert rc == 0 and best is not None
+    n = best["chips"]
+    assert best["usd_per_hour"] == pytest.approx(2.0 * n)
+    assert best["usd_per_million_output_tokens"] == pytest.approx(2.0 * n / 1.152)
+
+
+def test_cli_prices_per_chip_decide_which_chip_is_cheapest(capsys):
+    # the same traffic on two chips that both serve it on one instance: whichever is priced
+    # at $1 a chip-hour against the other's $100 is the cheapest fleet, at $1 a chip
+    two = [*BASE[:3], "--hardware", "h100-sxm,a100-80gb", *BASE[5:]]
+    targets = ["--ttft-p90-ms", "300", "--tpot-p99-ms", "40", "--json"]
+    for cheap, dear in (("h100-sxm", "a100-80gb"), ("a100-80gb", "h100-sxm")):
+        rc, out = _cli(capsys, *two, *targets, "--price", f"{cheap}=1,{dear}=100")
+        best = json.loads(out)["best"]
+        assert rc == 0 and best["hardware"] == cheap
+        assert best["usd_per_hour"] == pytest.approx(1.0 * best["chips"])
+
+
+def test_cli_price_applies_to_a_chip_named_by_its_file(capsys, tmp_path):
+    # a chip record of your own carries its price ($7 an hour); --price ID=USD over it
+    from llm_roofline.catalog import hardware_toml
+
+    rec = tmp_path / "mine.toml"
+    rec.write_text(hardware_toml("h100-sxm").replace("[h100-sxm]", "[my-h100]", 1).replace(
+        "[h100-sxm.", "[my-h100."))  # fmt: skip
+    base = [*BASE[:3], "--hardware", str(rec), *BASE[5:]]
+    targets = ["--ttft-p90-ms", "300", "--tpot-p99-ms", "40", "--json"]
+    rc, out = _cli(capsys, *base, *targets, "--price", "my-h100=7")
+    best = json.loads(out)["best"]
+    assert rc == 0 and best["hardware"] == "my-h100"
+    assert best["usd_per_hour"] == pytest.approx(7.0 * best["chips"])
+
+
+def test_cli_times_show_which_side_of_the_target_they_fall():
+    from llm_roofline.cli.plan import _meets, _ms
+
+    # 30.04 ms against a 30 ms target misses: one decimal ("30.0") would hide it
+    assert _ms(0.03004, 30.0) == "30.04"
+    assert _ms(0.030, 30.0) == "30.0"  # exactly the target: meets, and reads so
+    assert _ms(0.0299996, 30.0) == "30.0"  # meets; 30.0 is not above 30
+    assert _ms(24.3, 1000.0) == "24,300.0"  # seconds of TTFT in ms, like the target
+    row = {"meets_slo": False, "ttft_p90_s": 0.2, "tpot_p99_s": 0.03004}
+    assert _meets(row, 300.0, 30.0) == "no: TPOT"
+    assert _meets({**row, "tpot_p99_s": 0.029}, 300.0, 30.0) == "no: capacity"
+    assert _meets({**row, "meets_slo": True, "tpot_p99_s": 0.029}, 300.0, 30.0) == "yes"
+
+
+def test_cli_table_is_in_ms_and_each_row_reads_against_its_targets(capsys):
+    rc, out = _cli(capsys, *BASE, "--ttft-p90-ms", "300", "--tpot-p99-ms", "40")
+    assert rc == 0
+    assert "TTFT p90 (ms)" in out and "TPOT p99 (ms)" in out and "(s)" not in out
+    rows = [ln.split("│")[1:-1] for ln in out.splitlines() if ln.startswith("│")]
+    if not rows:  # plain text without rich: the header's cells are right-aligned
+        rows = [ln.split() for ln in out.splitlines() if ln.startswith("h100")]
+    assert rows
+    for cells in rows:
+        cells = [c.strip() for c in cells]
+        ttft, tpot, meets = float(cells[4].replace(",", "")), float(cells[5]), cells[6]
+        if meets == "yes":
+            assert ttft <= 300 and tpot <= 40, cells
+        else:
+            assert ("TTFT" in meets) == (ttft > 300) and ("TPOT" in meets) == (tpot > 40), cells
+
+
+def test_cli_fleet_in_words_counts_chips(capsys):
+    rc, out = _cli(capsys, *BASE, "--ttft-p90-ms", "300", "--tpot-p99-ms", "40")
+    best = next(ln for ln in out.splitlines() if ln.startswith("best: "))
+    assert rc == 0 and "(s)" not in best
+    assert re.search(r"\d+ instances? of \d+ chips?\b", best), best
+    assert not re.search(r"\b1 (chips|instances)\b", best), best

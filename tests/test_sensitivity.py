@@ -85,7 +85,7 @@ def test_memory_bound_elasticities_by_hand() -> None:
     user = "tokens_per_s_per_user"
     assert e["memory_bandwidth"].elasticity[user] == pytest.approx(1.0, abs=1e-9)
     assert e["memory_bandwidth"].change[user] == pytest.approx(0.10, abs=1e-9)
-    for fig in ("flops", "memory_capacity", "scale_up_bandwidth", "price"):
+    for fig in ("flops", "memory_capacity", "scale_up_bandwidth", "scale_out_bandwidth", "price"):
         assert e[fig].elasticity[user] == 0.0
         assert e[fig].elasticity["tokens_per_s"] == 0.0
     usd = "usd_per_million_tokens"
@@ -96,7 +96,8 @@ def test_memory_bound_elasticities_by_hand() -> None:
     lines = r.sentences()
     assert (
         "At batch 1 (the batch given): +10% memory bandwidth buys +10.0% tokens/s per user; "
-        "+10% dense FLOP/s, memory capacity, scale-up bandwidth or price buys 0%." in lines
+        "+10% dense FLOP/s, memory capacity, scale-up bandwidth, scale-out bandwidth or price "
+        "buys 0%." in lines
     )
 
 
@@ -204,6 +205,9 @@ def test_bad_input_names_the_field() -> None:
         ({"batch": 1, "step": 0.0}, "step"),
         ({"batch": 1, "step": 2.0}, "step"),
         ({"batch": 1, "step": math.nan}, "step"),
+        ({"batch": 1, "step": 1e-15}, "step"),  # below +0.1%: lost in rounding
+        ({"batch": 1, "step": 0.0009}, "step"),
+        ({"batch": 1, "step": True}, "step"),
         ({"batch": 1, "tpot_s": -1.0}, "tpot_ms"),
     ):
         with pytest.raises(InputError) as e:
@@ -215,6 +219,100 @@ def test_bad_input_names_the_field() -> None:
     with pytest.raises(InputError) as e:
         across_catalog(dep, max_chips=0)
     assert e.value.field == "max_chips"
+
+
+def test_a_step_of_a_tenth_of_a_percent_is_exact() -> None:
+    # memory-bound: t = X / bandwidth, so tokens/s per user has elasticity exactly 1 to it. A
+    # step of 1e-15 (once allowed) gave 1.33: ln(1 + 1e-15) is lost in the rounding of t.
+    # The smallest step allowed, +0.1%, gives 1 to 1e-9.
+    r = sensitivity(_dep(), context_len=S, batch=1, step=0.001)
+    e = {x.figure: x for x in r.policies[0].effects}
+    assert e["memory_bandwidth"].elasticity["tokens_per_s_per_user"] == pytest.approx(1.0, abs=1e-9)
+    assert e["price"].elasticity["usd_per_million_tokens"] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_the_step_is_printed_as_given() -> None:
+    # +2.5% is printed "+2.5%", not rounded to "+2%" (or "+3%")
+    r = sensitivity(_dep(), context_len=S, batch=1, step=0.025)
+    assert any(
+        line.startswith("At batch 1 (the batch given): +2.5% memory bandwidth buys +2.5%")
+        for line in r.sentences()
+    )
+    assert not any("+2% " in line or "+3% " in line for line in r.sentences())
+    a = replace(_chip(), id="chip-a", name="chip a")
+    ranking = across_catalog(_dep(a), context_len=S, max_chips=1, hardware=[a], step=0.025)
+    assert ranking.rows[0].reason.startswith("+2.5% memory bandwidth cuts its $ per million")
+    c = run_cli(
+        "sensitivity",
+        "--model",
+        "llama-3.1-8b",
+        "--hardware",
+        "h100-sxm",
+        "--batch",
+        "1",
+        "--engine",
+        "ideal",
+        "--step-pct",
+        "2.5",
+    )
+    assert c.code == 0, c.err
+    assert "+2.5% memory bandwidth buys +2.5% tokens/s per user" in c.out
+    assert "+2% " not in c.out
+
+
+def test_scale_out_bandwidth_by_hand() -> None:
+    # Two chips with no scale-up link (a domain of one chip), 100 MB/s of scale-out bandwidth
+    # and no network latency; tp 2. At batch 1 and context 4,096 each chip reads half the
+    # weights and half the KV cache: (61,850,624 + 8,388,608) / 1e12 = 70.239232 µs. Each of
+    # the 4 layers (a serial block) all-reduces twice over the 2 chips, 1 token × 1,024 × 2
+    # bytes = 2,048 bytes: a ring, 2(n − 1)/n · M / bw = 2,048 / 1e8 s each (a tree's 2M / bw
+    # is twice it), 8 × 20.48 µs = 163.84 µs, added to the step (one micro-batch: batch 1).
+    # +10% scale-out bandwidth: 70.239232 + 163.84 / 1.1 µs. Scale-up bandwidth moves nothing.
+    from llm_roofline.parallel import CommModel
+
+    chip = replace(_chip(), scale_up_domain=1, scale_up_bw=0.0, scale_out_bw=1e8)
+    dep = deployment(
+        _spec(),
+        chip,
+        2,
+        tp=2,
+        pp=1,
+        replicas=1,
+        engine="ideal",
+        comm=CommModel(scale_out_latency_s=0.0),
+    )
+    r = sensitivity(dep, context_len=S, batch=1)
+    given = r.policies[0]
+    assert given.base is not None and given.base.bound == "communication"
+    t0 = (61_850_624 + 8_388_608) / 1e12 + 8 * 2048 / 1e8
+    assert given.base.tpot_s == pytest.approx(t0, rel=1e-12)
+    t1 = (61_850_624 + 8_388_608) / 1e12 + 8 * 2048 / 1.1e8
+    e = {x.figure: x for x in given.effects}
+    user = "tokens_per_s_per_user"
+    assert e["scale_out_bandwidth"].change[user] == pytest.approx(t0 / t1 - 1, rel=1e-9)
+    assert e["scale_out_bandwidth"].elasticity[user] == pytest.approx(
+        math.log(t0 / t1) / math.log(1.1), rel=1e-9
+    )
+    # ln(234.079232 / (70.239232 + 148.945455)) / ln(1.1) = 0.065748 / 0.095310 = 0.690
+    assert e["scale_out_bandwidth"].elasticity[user] == pytest.approx(0.690, abs=1e-3)
+    assert e["scale_up_bandwidth"].elasticity[user] == 0.0
+    assert scaled_chip(chip, "scale_out_bandwidth", 1.1).scale_out_bw == pytest.approx(1.1e8)
+    assert any("+10% scale-out bandwidth buys" in line for line in r.sentences())
+
+
+def test_an_owned_chip_is_named_as_such() -> None:
+    # a price of 0 given for a chip the catalog prices: hardware you own, not "no price in the
+    # catalog"; tpu-v7 has no public price
+    dep = deployment("llama-3.1-8b", "h100-sxm", engine="ideal", price_usd_per_hour=0.0)
+    r = across_catalog(dep, context_len=S, max_chips=1, hardware=["h100-sxm", "tpu-v7"])
+    why = {x.hardware: x.reason for x in r.rows}
+    assert why == {
+        "h100-sxm": "price 0: hardware you own, no $ per token",
+        "tpu-v7": "no price in the catalog",
+    }
+    with pytest.raises(InputError) as e:
+        across_catalog(dep, max_chips=1025)
+    assert e.value.field == "max_chips" and "1,024" in str(e.value)
 
 
 def test_across_catalog_by_hand() -> None:
@@ -230,6 +328,7 @@ def test_across_catalog_by_hand() -> None:
     assert r.cheapest == "chip-b"
     ra, rb = r.rows[1], r.rows[0]
     assert ra.batch == rb.batch and ra.chips == rb.chips == 1
+    assert ra.usd_per_million_tokens is not None
     assert rb.usd_per_million_tokens == pytest.approx(ra.usd_per_million_tokens / 2, rel=1e-12)
     for row in (ra, rb):
         assert row.bound == "memory bandwidth" and row.step_bound == "memory"
@@ -277,7 +376,10 @@ def test_cli_sensitivity_json_and_table() -> None:
     [
         (["--batch", "0"], "--batch"),
         (["--batch", "1", "--step-pct", "0"], "--step-pct"),
-        (["--batch", "1", "--step-pct", "500"], "step"),
+        (["--batch", "1", "--step-pct", "500"], "step_pct"),
+        (["--batch", "1", "--step-pct", "1e-13"], "step_pct must be from 0.1 to 100"),
+        (["--batch", "1", "--step-pct", "0.09"], "step_pct"),
+        (["--batch", "1", "--across-catalog", "--max-chips", "1025"], "at most 1,024"),
         (["--batch", "1", "--tpot-ms", "-1"], "--tpot-ms"),
         (["--batch", "1", "--max-chips", "0"], "--max-chips"),
     ],
@@ -319,6 +421,8 @@ def test_api_sensitivity_matches_the_library() -> None:
     [
         ({"step_pct": 0}, 422, "step_pct"),
         ({"step_pct": 500}, 422, "step_pct"),
+        ({"step_pct": 1e-11}, 422, "step_pct"),
+        ({"step_pct": 0.09}, 422, "step_pct"),
         ({"tpot_ms": -1}, 422, "tpot_ms"),
         ({"batch": 0}, 422, "batch"),
         ({"max_chips": 1000}, 422, "max_chips"),

@@ -511,3 +511,124 @@ def test_plan_reads_no_files_named_in_a_request(tmp_path: Path) -> None:
     ):
         r = client.post("/api/plan", json=body)
         assert r.status_code == 400 and r.json()["field"] == field, r.text
+
+
+# ---- the page's review: price 0, the frontier's note, the context's warning, per user -------
+
+
+def test_price_zero_is_hardware_you_own() -> None:
+    """`--price 0` on the command line is hardware you own: no $ per token. The API takes it
+    too: no $ figure (null, never NaN), the report saying why; a search ranked by cost names
+    the field."""
+    body = {**BODY, "price_usd_per_hour": 0}
+    r = client.post("/api/report", json=body)
+    assert r.status_code == 200, r.text
+    d = _strict_json(r.text)
+    assert isinstance(d, dict)
+    assert d["at_batch"]["usd_per_million_tokens"] is None
+    assert d["cost_vs_batch"] is None and d["frontier"] is None
+    assert "hardware you own" in d["cost_note"] and "hardware you own" in d["frontier_note"]
+    # the times are the catalog chip's: a price moves no time
+    priced = client.post("/api/report", json=BODY).json()
+    assert d["at_batch"]["t_step_s"] == priced["at_batch"]["t_step_s"]
+    own = {k: v for k, v in body.items() if k != "context_len"}
+    p = client.post(
+        "/api/predict",
+        json={**own, "batch": 4, "input_len": 512, "output_len": 64, "mode": "static"},
+    )
+    assert p.status_code == 200, p.text
+    out = _strict_json(p.text)
+    assert isinstance(out, dict) and out["usd_per_million_output_tokens"] is None
+    searched = {k: v for k, v in own.items() if k != "batch"}
+    o = client.post("/api/optimize", json={**searched, "max_chips": 2})
+    assert o.status_code == 400 and o.json()["field"] == "price_usd_per_hour", o.text
+    assert client.post("/api/report", json={**BODY, "price_usd_per_hour": -1}).status_code == 422
+
+
+def test_an_empty_frontier_says_why() -> None:
+    """Llama 3.1 70B in q4_k_m at 32,768 tokens on RTX 4090s: the chip has a price, but not one
+    sequence fits on any chip count the frontier tries, so there is no frontier; the report
+    says that, not that the chip has no price."""
+    from llm_roofline.curves import latency_cost_grid
+    from llm_roofline.deployment import deployment
+
+    dep = deployment("llama-3.1-70b", "rtx-4090", 2, weight_dtype="q4_k_m")
+    assert dep.chip.price_usd_per_s > 0
+    assert latency_cost_grid(dep, 32768)["chips"].size == 0  # the library's own grid: empty
+    body = {
+        "model": "llama-3.1-70b",
+        "hardware": "rtx-4090",
+        "chips": 2,
+        "weight_dtype": "q4_k_m",
+        "context_len": 32768,
+        "batch": 1,
+    }
+    d = client.post("/api/report", json=body).json()
+    assert d["frontier"] is None and d["cost_vs_batch"] is not None and d["cost_note"] is None
+    note = d["frontier_note"]
+    assert "32,768" in note and "not one sequence fits" in note and "rtx-4090" in note, note
+    assert "no price" not in note
+    # at 4,096 tokens a sequence fits: a frontier, no note
+    d = client.post("/api/report", json={**body, "context_len": 4096}).json()
+    assert d["frontier"] is not None and d["frontier_note"] is None
+    # a chip without a price says so
+    d = client.post("/api/report", json={**BODY, "hardware": "gaudi2"}).json()
+    assert d["frontier"] is None and "no price for gaudi2" in d["frontier_note"]
+
+
+def test_a_context_beyond_the_trained_maximum_warns_and_is_drawn() -> None:
+    """200k tokens (204,800) for Llama 3.1 8B, trained to 131,072 (its config's
+    max_position_embeddings): the command line's warning, and the step-vs-context axis reaching
+    the chosen context."""
+    from llm_roofline.catalog import model_entry
+
+    top = model_entry("llama-3.1-8b").spec.max_context
+    assert top == 131072
+    d = client.post("/api/report", json={**BODY, "context_len": 204_800, "batch": 1}).json()
+    want = "context 204,800 is beyond the model's trained maximum (131,072)"
+    assert any(w.startswith(want) for w in d["warnings"]), d["warnings"]
+    ctx = d["step_vs_context"]["context_len"]
+    assert 204_800 in ctx and max(ctx) >= 204_800
+    # within the maximum: no warning, the axis to the maximum
+    d = client.post("/api/report", json={**BODY, "context_len": 131_072}).json()
+    assert d["warnings"] == [] and max(d["step_vs_context"]["context_len"]) == 131_072
+
+
+def test_tokens_per_second_per_user_is_one_token_a_step() -> None:
+    """Each sequence gets one token a step: a user's tokens/s is 1 / the step, the batch's is
+    batch / the step."""
+    a = client.post("/api/report", json={**BODY, "batch": 16}).json()["at_batch"]
+    assert a["tokens_per_s_per_user"] == pytest.approx(1 / a["t_step_s"], rel=1e-12)
+    assert a["tokens_per_s"] == pytest.approx(16 / a["t_step_s"], rel=1e-12)
+
+
+def test_plan_costs_the_hardware_at_the_price_given() -> None:
+    """A price for a chip of the plan costs the fleet at it: the best fleet's $/hour is its
+    chips × the price, and the answer says which price each chip was costed at."""
+    from llm_roofline.catalog import get_hardware
+
+    r = client.post("/api/plan", json={**PLAN, "prices": {"h100-sxm": 2.0}})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    b = d["best"]
+    assert b["usd_per_hour"] == pytest.approx(b["chips"] * 2.0)
+    assert d["prices"] == {"h100-sxm": {"usd_per_hour": 2.0, "source": "request"}}
+    # without it, the catalog's
+    d = client.post("/api/plan", json={**PLAN, "hardware": ["h100-sxm", "mi300x"]}).json()
+    catalog = get_hardware("mi300x").price_usd_per_s * 3600
+    assert d["prices"]["mi300x"] == {"usd_per_hour": pytest.approx(catalog), "source": "catalog"}
+
+
+@pytest.mark.parametrize(
+    "prices",
+    [{"h100-sxm": 0}, {"h100-sxm": -2}, {"mi300x": 2}, {"h100-sxm": 5000}],
+)
+def test_plan_refuses_a_price_it_cannot_use(prices: dict[str, float]) -> None:
+    """A plan ranks fleets by cost: a price of 0 (hardware you own), a negative or absurd one,
+    or one for a chip not among the hardware is a 400 naming `prices` and the chip."""
+    r = client.post("/api/plan", json={**PLAN, "prices": prices})
+    assert r.status_code == 400, r.text
+    out = r.json()
+    assert out["field"] == "prices" and next(iter(prices)) in out["detail"], out
+    if next(iter(prices.values())) == 0:
+        assert "hardware you own" in out["detail"]

@@ -508,6 +508,229 @@ def test_screenshot(server: str, browser: Any, tmp_path: Path) -> None:
     p.close()
 
 
+# ---- what a newcomer reads: sizes, notes, definitions ----------------------------------------
+
+
+def test_context_and_batch_read_sizes_as_the_command_line_does(server: str, browser: Any) -> None:
+    """ "32k" in the context is 32,768 tokens, as `--context 32k` on the command line (binary
+    k, units.parse_count): the URL holds the true number and the figures are the API's for it.
+    Text that is no count is one line naming the field, never a different number."""
+    from llm_roofline.units import parse_count
+
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=16")
+    page = p.page
+    for sel in ("#context", "#batch"):
+        assert page.get_attribute(sel, "inputmode") == "numeric"
+    page.fill("#context", "32k")
+    p.settle()
+    assert params(p.url())["context_len"] == "32768"
+    want = report(
+        server, {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": 16, "context_len": 32768}
+    )
+    assert p.seconds("step-s") == pytest.approx(want["at_batch"]["t_step_s"], rel=1e-12)
+    assert any(a == "context 32,768" for a in p.chart("c_context")["annotations"])
+    page.dispatch_event("#context", "change")  # once left, the field shows the number
+    assert page.input_value("#context") == "32768"
+    # the batch too: 1.5k sequences are 1,536, the slider at log2(1536)
+    page.fill("#batch", "1.5k")
+    p.settle()
+    assert params(p.url())["batch"] == "1536" and p.text("#n_batch") == "1,536"
+    # thousands separators
+    page.fill("#batch", "2,048")
+    p.settle()
+    assert params(p.url())["batch"] == "2048" and p.text("#n_batch") == "2,048"
+    # not a count: the field named, the input marked, no request made with another number
+    step = p.text("#n_step")
+    asked = len(p.requests)
+    page.fill("#context", "32x")
+    p.settle()
+    assert p.text("#error").startswith("context_len must be a positive integer"), p.text("#error")
+    assert "bad_field" in (page.get_attribute("#context", "class") or "")
+    assert not [u for u in p.requests[asked:] if u.endswith("/api/report")]
+    assert p.text("#n_step") == step and "stale" in (page.get_attribute("body", "class") or "")
+    page.fill("#context", "1.1k")  # 1,126.4 tokens: not whole
+    p.settle()
+    assert "context_len" in p.text("#error")
+    page.fill("#context", "4096")
+    p.settle()
+    assert p.text("#error") == "" and params(p.url())["context_len"] == "4096"
+    # a link may carry a size: shown, and the URL rewritten, as the number
+    q = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&context_len=16k&batch=1k")
+    assert q.page.input_value("#context") == "16384" and q.page.input_value("#batch") == "1024"
+    assert params(q.url())["context_len"] == "16384" and params(q.url())["batch"] == "1024"
+    q.close()
+    # the page's reading is the command line's, case by case
+    cases = [
+        "4096",
+        "32k",
+        "32K",
+        "1M",
+        "1m",
+        "2G",
+        "1.5k",
+        "0.5k",
+        "1e3",
+        "16_384",
+        "+8",
+        "1.5e3k",
+        " 64 ",
+        "32x",
+        "0",
+        "-4",
+        "1.1k",
+        "k",
+        "",
+        "1e-1",
+        "nan",
+        "0x10",
+        ".",
+    ]
+    for text in cases:
+        try:
+            want_n: int | None = parse_count(text)
+        except Exception:
+            want_n = None
+        got = page.evaluate(
+            "(t) => { try { return LR.count(t, 'context_len'); } catch (e) { return null; } }", text
+        )
+        assert got == want_n, (text, got, want_n)
+    p.close()
+
+
+def test_an_empty_frontier_and_a_misfit_say_why_in_the_pages_words(
+    server: str, browser: Any
+) -> None:
+    """Llama 3.1 70B in q4_k_m on 2 × RTX 4090 at 32,768 tokens: the chip has a price, nothing
+    fits. The frontier says nothing fits (the API's note), not "no price"; the fit line names
+    the page's control (KV cache q4_0), not the command line's flag; the markers' labels sit
+    above the plots, where no curve crosses them."""
+    url = (
+        "/?model=llama-3.1-70b&hardware=rtx-4090&chips=2&weight_dtype=q4_k_m"
+        "&context_len=32768&batch=1"
+    )
+    p = Page(browser, server + url)
+    want = report(
+        server,
+        {
+            "model": "llama-3.1-70b",
+            "hardware": "rtx-4090",
+            "chips": 2,
+            "weight_dtype": "q4_k_m",
+            "context_len": 32768,
+            "batch": 1,
+        },
+    )
+    assert want["frontier"] is None and want["frontier_note"]
+    front = p.chart("c_front")
+    assert front["plotted"] == "empty" and "no price" not in front["text"]
+    assert "not one sequence fits" in front["text"] and "32,768" in front["text"]
+    assert "--kv-dtype q4_0" in want["at_batch"]["fit_message"]  # the library's line
+    fit = p.text("#fit")
+    assert "--" not in fit and "KV cache q4_0" in fit, fit
+    for c in ("c_batch", "c_context", "c_cost"):
+        shown = p.readable(c)
+        assert shown["markers"], c
+    ctx = p.chart("c_context")
+    assert {"does not fit in memory", "context 32,768"} <= {m["text"] for m in ctx["markers"]}
+    p.close()
+    # DeepSeek-V3 at batch 256: its marker near the axis's start stays inside the plot's sides
+    p = Page(
+        browser, server + "/?model=deepseek-v3&hardware=gb200&chips=72&weight_dtype=fp8&batch=256"
+    )
+    for c in DEPLOYMENT_CHARTS:
+        p.readable(c)
+    assert any(m["text"] == "batch 256" for m in p.chart("c_batch")["markers"])
+    p.close()
+
+
+def test_price_zero_is_hardware_you_own(server: str, browser: Any) -> None:
+    """Price 0, as `--price 0`: no $ figure, and the page says why where each would be."""
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=16")
+    page = p.page
+    page.fill("#price", "0")
+    p.settle()
+    assert p.text("#error") == "" and params(p.url())["price_usd_per_hour"] == "0"
+    assert p.text("#n_usd") == "–" and "hardware you own" in p.text("#n_usd_note")
+    for c in ("c_cost", "c_front"):
+        shown = p.chart(c)
+        assert shown["plotted"] == "empty" and "hardware you own" in shown["text"], c
+    assert p.text("#n_tps") != "–" and p.points("ideal step")  # the times stay
+    # the compare view's $ row says so too
+    page.click('nav#views a[data-view="compare"]')
+    p.settle()
+    row = p.text('#cmp_table tr[data-key="usd_per_million_tokens"]')
+    assert "–" in row and "hardware you own" in row, row
+    p.close()
+
+
+def test_a_context_beyond_the_trained_maximum_is_warned_and_drawn(
+    server: str, browser: Any
+) -> None:
+    """Llama 3.1 8B at 200k (204,800) tokens, trained to 131,072: the command line's warning
+    under the controls, and the step-vs-context chart's axis reaching the chosen context."""
+    import math
+
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=1")
+    p.page.fill("#context", "200k")
+    p.settle()
+    assert "context 204,800 is beyond the model's trained maximum (131,072)" in p.text("#warnings")
+    c = p.readable("c_context")
+    assert c["x"]["range"][1] >= math.log10(204_800)
+    assert "context 204,800" in c["annotations"]
+    # zoomed to 1,000-5,000 tokens (under one decade), the ticks follow: 1k, 2k, 5k
+    p.page.evaluate("() => Plotly.relayout('c_context', {'xaxis.range': [3, Math.log10(5000)]})")
+    p.page.wait_for_function(
+        "() => (document.getElementById('c_context')._fullLayout.xaxis.ticktext || [])"
+        ".join() === '1k,2k,5k'"
+    )
+    p.page.fill("#context", "4096")
+    p.settle()
+    assert p.text("#warnings") == ""
+    p.close()
+
+
+def test_the_lectures_figures_are_defined(server: str, browser: Any) -> None:
+    """B*, the latency floor and the balanced context each carry their definition, on the card
+    (a line and a tooltip with a "?") and on the chart marker's hover; the throughput is named
+    for the whole batch, beside a user's tokens/s (the API's figures)."""
+    p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=16")
+    page = p.page
+    want = report(server, {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": 16})
+    cards = {
+        "#n_bstar": "compute time equals weight-fetch time",
+        "#n_floor": "all weights read once at full bandwidth",
+        "#n_bctx": "KV fetch takes as long as its matmuls",
+    }
+    for sel, words in cards.items():
+        card = page.locator(".num", has=page.locator(sel))
+        assert words in (card.text_content() or ""), sel
+        assert card.get_attribute("title") and card.locator("abbr.q").count() == 1, sel
+    assert p.text("#n_bctx") == f"{round(want['balanced_context']):,} tokens"
+    assert "all sequences" in p.text(".num:has(#n_tps) span")
+    per_user = float(p.text("#n_tpu"))
+    assert per_user == pytest.approx(want["at_batch"]["tokens_per_s_per_user"], rel=2e-3)
+    assert per_user == pytest.approx(1 / want["at_batch"]["t_step_s"], rel=2e-3)
+    hovers = {
+        "c_batch": ("B* ", "compute time equals its weight-fetch time"),
+        "c_context": ("balanced context", "KV-cache fetch takes as long as its matmuls"),
+    }
+    for chart, (label, words) in hovers.items():
+        m = next(m for m in p.chart(chart)["markers"] if m["text"].startswith(label))
+        assert words in m["hover"].replace("<br>", " "), (chart, m)
+    floor = page.evaluate(
+        "() => document.getElementById('c_batch')._fullLayout.annotations"
+        ".find((a) => a.text.startsWith('latency floor')).hovertext"
+    )
+    assert "read once at full memory bandwidth" in floor.replace("<br>", " ")
+    # hovering the B* label shows its definition (the mode bar, shown on hover, clear of it)
+    page.locator("#c_batch g.annotation", has_text="B* ").hover(timeout=5000)
+    page.wait_for_function(
+        "() => document.querySelector('#c_batch .hoverlayer').textContent.includes('B*')"
+    )
+    assert "weight-fetch time" in p.text("#c_batch .hoverlayer")
+    p.close()
+
+
 # ---- the planning view ---------------------------------------------------------------------
 
 
@@ -574,6 +797,47 @@ def test_planning_view_inputs_round_trip_in_the_url(server: str, browser: Any) -
     # back to a default: the key goes
     page.fill('#planning [name="output_len"]', "128")
     assert "p.output_len" not in params(p.url())
+    p.close()
+
+
+def test_the_plan_costs_the_price_set_above_and_shows_its_whole_table(
+    server: str, browser: Any
+) -> None:
+    """Price 0.5 $/chip-hour for the H100 at the top (an eighth of the catalog's): a plan is
+    costed at it (the H100 fleet's $/hour is its chips × 0.5, hand arithmetic), and the view
+    says which price each chip is costed at; the fleets' table takes its own height, each fleet
+    on one line."""
+    p = Page(
+        browser,
+        server
+        + "/?view=planning&model=llama-3.1-70b&hardware=h100-sxm&batch=4&price_usd_per_hour=0.5",
+    )
+    page = p.page
+    # the view's defaults: 20 requests/s, 512 and 128 tokens, TTFT p90 200 ms, TPOT p99 20 ms,
+    # up to 64 chips (some 17 fleets on the frontier)
+    page.select_option('#planning select[name="hardware"]', ["h100-sxm", "mi300x"])
+    assert "the price set above" in p.text('#planning option[value="h100-sxm"]')
+    assert _run(p, "plan") == "done", p.text("#p_error")
+    prices = p.text("#plan_prices")
+    assert "h100-sxm $0.500 per chip-hour (the price set above)" in prices, prices
+    assert "mi300x" in prices and "the catalog's" in prices, prices
+    assert p.text('#plan_best td[data-key="hardware"]') == "h100-sxm"
+    chips = int(p.text('#plan_best td[data-key="chips"]'))
+    cost = p.text('#plan_best td[data-key="usd_per_hour"]')
+    assert float(cost.split()[0].lstrip("$")) == pytest.approx(chips * 0.5, rel=1e-2), cost
+    box = page.evaluate(
+        """() => { const t = document.getElementById("plan_table"), box = t.parentElement;
+          const rows = [...t.rows].map((r) => r.getBoundingClientRect().height);
+          return { clipped: box.scrollHeight > box.clientHeight + 1, rows,
+            line: parseFloat(getComputedStyle(t).fontSize) }; }"""
+    )
+    assert len(box["rows"]) >= 3 and not box["clipped"], box
+    assert max(box["rows"]) < 2 * box["line"], box  # no fleet wraps onto a second line
+    # price 0 at the top (hardware you own): a plan cannot cost it, and says so
+    page.fill("#price", "0")
+    p.settle()
+    assert _run(p, "plan") == "error"
+    assert "prices" in p.text("#p_error") and "hardware you own" in p.text("#p_error")
     p.close()
 
 

@@ -239,6 +239,25 @@ def test_cost_vs_context_says_where_one_sequence_no_longer_fits() -> None:
     assert out["no_fit_from"] == 131072.0
 
 
+def test_no_fit_from_is_the_smallest_context_that_does_not_fit() -> None:
+    # the same deployment, the contexts given out of order: 262,144 comes first in the list,
+    # but the smallest context at which not one sequence fits is 131,072 (about 91,000 tokens
+    # fit, above); the figures stay in the order given
+    contexts = [262144.0, 1024.0, 131072.0, 65536.0]
+    out = _post("/api/cost-vs-context", {**DEP, "chips": 2, "contexts": contexts})
+    assert out["context"] == contexts
+    assert [b < 1 for b in out["batch"]] == [True, False, True, False]
+    assert out["no_fit_from"] == 131072.0
+
+
+def test_contexts_are_whole_tokens() -> None:
+    r = client.post("/api/cost-vs-context", json={**DEP, "contexts": [1024, 4096.5]})
+    assert r.status_code == 422 and r.json()["field"] == "contexts"
+    assert "item 1 is 4096.5" in r.json()["detail"][0]["msg"]
+    ok = client.post("/api/cost-vs-context", json={**DEP, "contexts": [1024, 4096.0]})
+    assert ok.status_code == 200, ok.text
+
+
 # ---- /api/cache-tiers ---------------------------------------------------------------------
 
 

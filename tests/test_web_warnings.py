@@ -12,6 +12,7 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 from fastapi.testclient import TestClient  # noqa: E402
 
 from llm_roofline.deployment import deployment  # noqa: E402
+from llm_roofline.errors import LlmRooflineWarning  # noqa: E402
 from llm_roofline.report import fit_message  # noqa: E402
 from llm_roofline.web import create_app  # noqa: E402
 
@@ -57,3 +58,54 @@ def test_the_page_gets_the_librarys_fit_line() -> None:
     assert a["fits"] is False
     assert a["fit_message"] == fit_message(dep, 131_072, 1)
     assert "the weights fit but not with the KV cache" in a["fit_message"]
+
+
+def test_the_note_is_the_warnings_line_and_a_pure_call() -> None:
+    """`hf_config.unknown_type_note` gives the line `spec_from_config` warns with (None for a
+    known type), and raises no warning itself."""
+    from llm_roofline.catalog import model_entry
+    from llm_roofline.hf_config import spec_from_config, unknown_type_note
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec_from_config(OLMO2, name="olmo2-7b", source="upload")
+    warned = [str(w.message) for w in caught if issubclass(w.category, LlmRooflineWarning)]
+    assert len(warned) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning would raise here
+        assert unknown_type_note(OLMO2, name="olmo2-7b", source="upload") == warned[0]
+        assert unknown_type_note(model_entry("llama-3.1-8b").config) is None
+
+
+def test_another_threads_warnings_do_not_land_in_a_report() -> None:
+    """A server answers requests on several threads; `warnings.catch_warnings` is process-wide,
+    so recording around one request's config read would catch another's warnings. The report's
+    warnings are the config's own note, whatever other threads warn meanwhile."""
+    import sys
+    import threading
+
+    from llm_roofline.web.report import config_warnings
+    from llm_roofline.web.schemas import ReportRequest
+
+    req = ReportRequest.model_validate({"model": "olmo2-7b", "config": OLMO2})
+    own = config_warnings(req)
+    assert len(own) == 1
+    stop = threading.Event()
+
+    def other_request() -> None:
+        while not stop.is_set():
+            warnings.warn(LlmRooflineWarning("another request's warning"), stacklevel=1)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    noisy = threading.Thread(target=other_request, daemon=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LlmRooflineWarning)  # the noisy thread's, unprinted
+        noisy.start()
+        try:
+            got = [config_warnings(req) for _ in range(500)]
+        finally:
+            stop.set()
+            noisy.join()
+            sys.setswitchinterval(interval)
+    assert all(g == own for g in got), next(g for g in got if g != own)

@@ -72,7 +72,7 @@ def test_sensitivity_view_shows_the_api_numbers(server: str, browser: Any, tmp_p
     # every change and elasticity shown is the API's, at the policy shown (the batch given)
     given = next(x for x in api["policies"] if x["policy"] == "given")
     cells = _cells(p, "#sens_table td[data-kind]")
-    assert len(cells) == 5 * 3 * 2
+    assert len(cells) == 6 * 3 * 2  # 6 chip figures × 3 metrics × (change, elasticity)
     for c in cells:
         effect = next(e for e in given["effects"] if e["figure"] == c["figure"])
         want = effect[c["kind"]][c["metric"]]
@@ -143,7 +143,8 @@ def test_fast_mode_view_shows_the_api_numbers(server: str, browser: Any, tmp_pat
     p = Page(browser, f"{server}/?view=fast-mode&{DEPLOYMENT}&fast.speedup=2.5")
     page = p.page
     body = _done(p, "view_fast-mode")
-    assert body["speedup"] == 2.5 and body["batch"] == 64 and body["draft"] == "mtp"
+    assert body["speedup"] == 2.5 and body["batch"] == 64
+    assert "draft" not in body  # the default: MTP only for a model that has an MTP layer
     for name in ("speedup", "gamma", "acceptance", "draft", "max_chips"):
         assert page.locator(f'#view_fast-mode [name="{name}"]').count() == 1
     api = _post(server, "/api/fast-mode", body)

@@ -102,10 +102,20 @@ _CHART = """(id) => {
     title: a.title ? a.title.text : "" } : null;
   const fl = gd._fullLayout;
   const legend = gd.querySelector(".legend"), area = gd.querySelector(".nsewdrag");
+  // each label of a marker or band (a vertical line's or a span's, in the strip above the
+  // plot): whether it sits above the plot area, where no curve runs, and its hover text
+  const plotBox = area ? rect(area) : null;
+  const markers = [...gd.querySelectorAll("g.annotation")].map((el) => {
+    const ann = fl.annotations[Number(el.dataset.index)] || {}, r = rect(el);
+    return { text: el.textContent, strip: ann.yref === "paper" && ann.y === 1,
+      above: plotBox ? r.bottom <= plotBox.top + 0.5 : null,
+      over_axis: plotBox ? r.left < plotBox.left - 0.5 || r.right > plotBox.right + 0.5 : null,
+      hover: ann.hovertext || "" };
+  }).filter((m) => m.strip);
   const below = legend && area ? rect(legend).top >= rect(area).bottom - 0.5 : null;
   const buttons = [...gd.querySelectorAll(".modebar-btn")].map((b) => b.dataset.title);
   return {
-    legend_below: below, buttons,
+    legend_below: below, buttons, markers,
     traces: (gd.data || []).map((t) => ({ name: t.name, x: t.x || [], y: t.y || [],
       fill: t.fill || null, legend: t.showlegend !== false, mode: t.mode || "" })),
     x: fl.xaxis && fl.xaxis.visible !== false ? axis(fl.xaxis) : null,
@@ -173,8 +183,14 @@ class Page:
 
     def readable(self, chart_id: str) -> dict[str, Any]:
         """Assert that the chart can be read: each axis titled with at least two labelled
-        ticks, a log axis's at powers of ten only, and no label leaving the chart's box or
-        overlapping another of its kind. Returns what the chart shows."""
+        ticks; a log axis's at least three, at powers of ten (and at 2 and 5 of each decade
+        when fewer than three decades show), written as plain numbers with k, M or G (1, 20,
+        500, 1k, 0.01: never 10²); no label leaving the chart's box or overlapping another of
+        its kind; every marker's and band's label above the plot area, where no curve crosses
+        it. Returns what the chart shows."""
+        import math
+        import re
+
         c = self.chart(chart_id)
         assert c["plotted"] == "data", (chart_id, c["text"][:200])
         for name in ("x", "y"):
@@ -182,8 +198,33 @@ class Page:
             assert a is not None and a["title"], (chart_id, name, a)
             assert len(a["ticks"]) >= 2, (chart_id, name, a["ticks"])
             if a["type"] == "log":
-                bad = [t for t in a["ticks"] if abs(t[0] - round(t[0])) > 1e-9]
-                assert not bad, (chart_id, name, "ticks not at powers of ten", bad)
+                assert len(a["ticks"]) >= 3, (chart_id, name, "too few ticks", a["ticks"])
+                decades = a["range"][1] - a["range"][0]
+                allowed = (1.0, 2.0, 5.0) if decades < 3 else (1.0,)
+                for at, text in a["ticks"]:
+                    mantissa = 10 ** (at - math.floor(at + 1e-9))
+                    assert min(abs(mantissa - m) for m in allowed) < 1e-6, (
+                        chart_id,
+                        name,
+                        "a tick off 1, 2, 5 × 10^k (or off a power of ten over 3 decades)",
+                        at,
+                        text,
+                    )
+                    plain = re.fullmatch(r"\d+(\.\d+)?[kMG]?|\de-\d+", text)
+                    assert plain, (chart_id, name, "a tick not written as a plain number", text)
+                    value = (
+                        float(text[:-1]) * {"k": 1e3, "M": 1e6, "G": 1e9}[text[-1]]
+                        if text[-1] in "kMG"
+                        else float(text)
+                    )
+                    assert value == pytest.approx(10**at, rel=1e-6), (chart_id, name, at, text)
+        for m in c["markers"]:
+            assert m["above"], (chart_id, "a marker's label inside the plot", m["text"])
+            assert not m["over_axis"], (
+                chart_id,
+                "a marker's label beyond the plot's sides",
+                m["text"],
+            )
         assert not c["outside"], (chart_id, "labels outside the chart", c["outside"])
         assert c["legend_below"] is not False, (chart_id, "the legend over the plot")
         assert not c["overlaps"], (chart_id, "labels overlapping", c["overlaps"])

@@ -112,16 +112,44 @@ def similar_models(given: str, known: list[str] | None = None, n: int = 8) -> li
     return found[:n]
 
 
+# the command that lists each catalog, named where an id is not found in it
+_LISTED_BY = {"model": "llm-roofline models", "hardware": "llm-roofline hardware"}
+
+
+def _unknown(
+    kind: str, given: str, known: list[str], close: list[str] | None = None
+) -> UnknownIdError:
+    """UnknownIdError for a model or hardware id: the closest ids (`close`, else those of
+    `errors.closest_ids`), and the command that lists the whole catalog."""
+    exc = UnknownIdError(kind, given, known)
+    if close is not None:
+        exc.closest = close
+    hint = f"; closest: {', '.join(exc.closest)}" if exc.closest else ""
+    exc.message = (
+        f"unknown {kind} {given!r}{hint} (see the catalog: {len(known)} ids, "
+        f"`{_LISTED_BY[kind]}` lists them)"
+    )
+    exc.args = (exc.message,)
+    return exc
+
+
 def _unknown_model(given: str, known: list[str]) -> UnknownIdError:
     """UnknownIdError for a model id, its suggestions those of `similar_models`."""
-    exc = UnknownIdError("model", given, known)
-    close = similar_models(given, known)
-    if close != exc.closest:
-        exc.closest = close
-        hint = f"; closest: {', '.join(close)}" if close else ""
-        exc.message = f"unknown model {given!r}{hint} (see the catalog: {len(known)} ids)"
-        exc.args = (exc.message,)
-    return exc
+    return _unknown("model", given, known, similar_models(given, known))
+
+
+def _catalog_id_named(repo: str) -> str | None:
+    """The catalog model whose id or name is the name part of a Hugging Face repo id, letter
+    case, spaces and underscores aside: 'meta-llama/Llama-3.1-8B' -> 'llama-3.1-8b'."""
+
+    def norm(text: str) -> str:
+        return re.sub(r"[\s_]+", "-", text.strip().lower())
+
+    name = norm(repo.rsplit("/", 1)[-1])
+    for mid, e in _model_entries().items():
+        if name in (mid, norm(e.name)):
+            return mid
+    return None
 
 
 def model_entry(model_id: str) -> ModelEntry:
@@ -166,9 +194,11 @@ def get_model(model: str | Path | ModelSpec) -> ModelSpec:
         return spec_from_config(load_config(cfg_file), name=name, source=str(cfg_file))
     looks_like_path = isinstance(model, Path) or text.endswith(".json") or "/" in text
     if not path.exists() and not text.endswith(".json") and _REPO_ID.match(text):
+        same = _catalog_id_named(text)
+        ours = f"the catalog has it as {same} (--model {same}); else, " if same else ""
         raise InputError(
-            f"{text!r} is not a catalog id, a config.json or a folder here; if it is a Hugging "
-            f"Face repo, fetch its config: huggingface-cli download {text} config.json "
+            f"{text!r} is not a catalog id, a config.json or a folder here; {ours}if it is a "
+            f"Hugging Face repo, fetch its config: huggingface-cli download {text} config.json "
             f"--local-dir DIR, then give --model DIR",
             field="model",
         )
@@ -265,7 +295,7 @@ def get_hardware(hardware: str | Path | Chip, *, files: bool = True) -> Chip:
     key = str(hardware).strip().lower()
     records = hardware_records()
     if key not in records:
-        raise UnknownIdError("hardware", str(hardware), records)
+        raise _unknown("hardware", str(hardware), sorted(records))
     return _chip(key)
 
 
@@ -332,5 +362,5 @@ def hardware_toml(hardware: str | Path | Chip) -> str:
     key = str(hardware).strip().lower()
     records = hardware_records()
     if key not in records:
-        raise UnknownIdError("hardware", str(hardware), records)
+        raise _unknown("hardware", str(hardware), sorted(records))
     return _record_toml(key, _without_bookkeeping(records[key]))

@@ -4,8 +4,8 @@
 chip the optimizer (`optimize.search`) finds the cheapest chips × split × batch up to a chip
 count (within the target, when one is given); the batch of that split is then refined to the
 largest that fits (within the target), and what bounds the chip is named: the figure whose +10%
-cuts $ per token most (FLOP/s: compute; memory bandwidth; memory capacity; scale-up bandwidth:
-communication). docs/whatif.md has a worked example.
+cuts $ per token most (FLOP/s: compute; memory bandwidth; memory capacity; scale-up or
+scale-out bandwidth: communication). docs/whatif.md has a worked example.
 """
 
 from __future__ import annotations
@@ -19,8 +19,17 @@ from .deployment import Deployment, deployment
 from .errors import LlmRooflineError
 from .hardware import Chip
 from .optimize import search
-from .sensitivity import BOUNDS, DEFAULT_STEP, FIGURES, POLICIES, check_inputs, policy_effects
-from .split import count
+from .sensitivity import (
+    BOUNDS,
+    DEFAULT_STEP,
+    FIGURES,
+    POLICIES,
+    check_inputs,
+    check_max_chips,
+    policy_effects,
+    step_text,
+    unpriced_reason,
+)
 from .units import hour
 
 __all__ = ["CatalogRanking", "ChipChoice", "across_catalog"]
@@ -83,7 +92,7 @@ def _choice(
     price = chip.price_usd_per_s * hour or None
     head: dict[str, Any] = {"hardware": chip.id, "name": chip.name, "price_usd_per_hour": price}
     if not chip.price_usd_per_s > 0:
-        return ChipChoice(**head, reason="no price in the catalog")
+        return ChipChoice(**head, reason=unpriced_reason(chip))
     try:
         d = deployment(
             dep.spec,
@@ -130,7 +139,7 @@ def _choice(
     top = min(BOUNDS, key=lambda f: cost[f] or 0.0)
     change = next(e.change[usd] for e in effects.effects if e.figure == top) or 0.0
     reason = (
-        f"+{step:.0%} {FIGURES[top]} cuts its $ per million tokens by {-change:.1%}; the "
+        f"{step_text(step)} {FIGURES[top]} cuts its $ per million tokens by {-change:.1%}; the "
         f"ideal step is {point.bound}-bound at {POLICIES[policy]}"
     )
     return ChipChoice(
@@ -164,10 +173,10 @@ def across_catalog(
 ) -> CatalogRanking:
     """Which chip serves `dep`'s model (its data types, overlap and engine) cheapest per token,
     and what bounds each: the catalog's chips by default (the deployment's own chip, with its
-    price, in place of its catalog entry), each on up to `max_chips` chips. See the module
-    docstring."""
+    price, in place of its catalog entry), each on up to `max_chips` chips (at most 1,024).
+    See the module docstring."""
     check_inputs(context_len, 1, step, tpot_s)
-    count(max_chips, "max_chips")
+    check_max_chips(max_chips)
     chips: list[Chip] = [dep.chip]
     for h in hardware if hardware is not None else list_hardware():
         c = get_hardware(h)

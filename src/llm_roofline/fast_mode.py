@@ -10,9 +10,9 @@ implies ($ per million output tokens at the fast setting ÷ at the base):
   fewer sequences, so each pays a larger share of them;
 - `chips`, more chips: every chip count above the deployment's, up to `max_chips` (powers of
   two and `max_chips` itself; by default twice the deployment's chips, at least the chip's
-  scale-up domain up to 1,024), every split the optimizer tries there (`optimize.splits`), every
-  batch that fits: each chip reads a smaller share of the weights, and the split's
-  communication is paid;
+  scale-up domain; never more than MAX_CHIPS, 1,024, a limit on the search), every split the
+  optimizer tries there (`optimize.splits`), every batch that fits: each chip reads a smaller
+  share of the weights, and the split's communication is paid;
 - `speculative`, speculative decoding (`speculative.py`) on the same chips at a batch up to the
   largest that fits: a draft proposes γ tokens, each accepted with probability α, and the
   target verifies them in one pass. `speculative.py` times the passes on the ideal engine; a
@@ -20,37 +20,47 @@ implies ($ per million output tokens at the fast setting ÷ at the base):
   ideal speed-up (the draft's and the verification's overheads are not timed apart). Its KV
   memory for the γ drafted tokens is not counted against the batch that fits.
 
-Each option's answer is the cheapest setting that reaches F (the largest batch that does, for
-each split: time per output token grows with batch and $ per token falls), or, when none does,
-the fastest it gets. With no option reaching F the answer says so and names the floor a
-smaller batch cannot pass: the weights one token reads, per chip, over the memory bandwidth
-(the latency floor of `report`). Each option's frontier (speed-up against price multiple,
-every batch; for `chips` every split too) is returned for plotting. Prefill is left out: the
+The base decodes without speculation. Each option's answer is the cheapest setting that
+reaches F (the largest batch that does, for each split: time per output token grows with batch
+and $ per token falls), or, when none does, the fastest it gets. With no option reaching F the
+answer says so and names what stops it: where the target is faster than the latency floor
+(the weights one token reads, per chip, over the memory bandwidth: the floor of `report`), that
+floor, which no batch passes; otherwise batch 1's own time on the fastest split tried (the
+ideal step, and under a calibrated engine its efficiencies and fixed times per step). Each
+option's frontier (speed-up against price multiple, every batch; for `chips` every split too)
+is returned for plotting. Prefill is left out: the
 question is the speed of decoding and the price of output tokens.
 
-Default draft: a multi-token-prediction module (γ = 1) accepted 85% of the time: DeepSeek-V3's
-own figure for its MTP module, "85%–90%" acceptance of the second token (DeepSeek-AI,
-"DeepSeek-V3 Technical Report", arXiv 2412.19437, §5.4.3).
+Default draft ("auto"): the model's own multi-token-prediction module when its config.json has
+one (`num_nextn_predict_layers`, DeepSeek-V3's field: `mtp_layers`), γ = 1, accepted 85% of the
+time: DeepSeek-V3's own figure for its MTP module, "85%–90%" acceptance of the second token
+(DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv 2412.19437, §5.4.3). A model without one
+(Llama 3.1 8B) has no draft to assume: speculation is then not tried (`not_tried` says why)
+unless a draft is given: "mtp" (timed as if the model had one), a draft model, or "none" (a
+free draft: the most speculation can give). A chip without a price (none in the catalog, or a
+price of 0: hardware you own) is refused: a price multiple needs a price.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .catalog import get_model
+from .catalog import get_model, model_entry
 from .cost import pareto_frontier
 from .deployment import Deployment
 from .errors import InputError, UnknownIdError
 from .model import ModelSpec
 from .optimize import powers, splits
-from .report import fit_message
-from .sensitivity import largest_within, tpot
+from .report import engine_parts, fit_message
+from .sensitivity import MAX_CHIPS, check_max_chips, largest_within, tpot, unpriced_reason
 from .speculative import speculative_decode, tokens_per_verification
 from .split import count
 from .units import GB, TB, mega, ms
@@ -58,12 +68,15 @@ from .units import GB, TB, mega, ms
 __all__ = [
     "DEFAULT_ACCEPTANCE",
     "DEFAULT_GAMMA",
+    "MAX_CHIPS",
     "OPTIONS",
     "FastMode",
     "OptionResult",
     "Setting",
     "batch_grid",
     "fast_mode",
+    "model_mtp_layers",
+    "mtp_layers_in",
 ]
 
 OPTIONS: dict[str, str] = {
@@ -74,7 +87,7 @@ OPTIONS: dict[str, str] = {
 DEFAULT_GAMMA = 1  # DeepSeek-V3's MTP depth (arXiv 2412.19437, §2.2)
 DEFAULT_ACCEPTANCE = 0.85  # the low end of its "85%-90%" (arXiv 2412.19437, §5.4.3)
 CURVE_POINTS = 150  # the most points of an option's frontier returned
-MAX_DEFAULT_CHIPS = 1024  # the default max_chips takes the scale-up domain up to this
+MTP_FIELDS = ("num_nextn_predict_layers",)  # DeepSeek-V3's config.json (R1; Kimi K2 states 0)
 
 
 def batch_grid(top: int) -> NDArray[np.float64]:
@@ -134,8 +147,11 @@ class OptionResult:
 
 @dataclass(frozen=True)
 class FastMode:
-    """The answer of `fast_mode`: the base, each option, the cheapest reaching the factor
-    (None when none does) and one line saying so."""
+    """The answer of `fast_mode`: the base (decoding without speculation), each option tried,
+    the cheapest reaching the factor (None when none does) and one line saying so; `draft`
+    is the draft speculation used ("mtp", "none" or the draft model's name; "" when not
+    tried), `mtp_layers` the model's own MTP layers, and `not_tried` each option left out,
+    with why."""
 
     deployment: dict[str, Any]
     engine: str
@@ -151,9 +167,16 @@ class FastMode:
     latency_floor_s: float
     latency_floor: str
     message: str
+    draft: str = ""
+    mtp_layers: int = 0
+    not_tried: dict[str, str] = field(default_factory=dict)
 
     def option(self, name: str) -> OptionResult:
-        return next(o for o in self.options if o.option == name)
+        """The option `name` (a key of OPTIONS); KeyError, with why, for one not tried."""
+        for o in self.options:
+            if o.option == name:
+                return o
+        raise KeyError(f"{name}: {self.not_tried.get(name, 'not an option')}")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -343,15 +366,123 @@ def _speculative_option(
     return OptionResult("speculative", OPTIONS["speculative"], False, s, note, curve)
 
 
+def mtp_layers_in(config: Mapping[str, Any]) -> int:
+    """The multi-token-prediction layers a config.json states (`num_nextn_predict_layers`, read
+    in `text_config` too); 0 when it states none."""
+    for cfg in (config, config.get("text_config")):
+        if not isinstance(cfg, Mapping):
+            continue
+        for name in MTP_FIELDS:
+            v = cfg.get(name)
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                return v
+    return 0
+
+
+def model_mtp_layers(dep: Deployment) -> int:
+    """The MTP layers of the deployment's model: from its catalog config (by model id), or
+    from the config.json its id names (a file, or a folder holding one); 0 when neither says
+    (ModelSpec itself does not hold them)."""
+    name = dep.model_id.strip()
+    if not name:
+        return 0
+    try:
+        return mtp_layers_in(model_entry(name).config)
+    except UnknownIdError:
+        pass
+    path = Path(name).expanduser()
+    path = path / "config.json" if path.is_dir() else path
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    return mtp_layers_in(cfg) if isinstance(cfg, Mapping) else 0
+
+
 def _draft(draft: str | ModelSpec | None) -> str | ModelSpec | None:
-    if draft is None or isinstance(draft, ModelSpec) or draft == "mtp":
+    if draft is None or isinstance(draft, ModelSpec):
         return draft
-    if draft.strip().lower() == "none":
+    key = draft.strip().lower()
+    if key in ("auto", "mtp"):
+        return key
+    if key == "none":
         return None
     try:
         return get_model(draft)
     except UnknownIdError as exc:
         raise InputError(str(exc), field="draft") from None
+
+
+def _draft_name(draft: str | ModelSpec | None) -> str:
+    if draft is None:
+        return "none"
+    return draft.name if isinstance(draft, ModelSpec) else draft
+
+
+def _no_mtp(dep: Deployment) -> str:
+    return (
+        f"{dep.spec.name} has no multi-token-prediction layer (its config.json states no "
+        "num_nextn_predict_layers), so there is no draft to assume: give a draft model (a "
+        "smaller model with its tokenizer: a catalog id or a config.json), mtp (timed as if "
+        "it had one) or none (a free draft: the most speculation can give)"
+    )
+
+
+def _mtp_count(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise InputError(f"mtp_layers must be 0 or a positive integer, got {n!r}", "mtp_layers")
+    return int(n)
+
+
+def _split_of(dep: Deployment, s: Setting) -> Deployment:
+    """The deployment a setting names (its chips and split, one instance)."""
+    if (s.chips, s.tp, s.pp, s.ep, s.replicas) == (dep.chips, dep.tp, dep.pp, dep.ep, dep.replicas):
+        return dep
+    return replace(
+        dep,
+        chips=s.chips,
+        tp=s.tp,
+        pp=s.pp,
+        ep=s.ep,
+        replicas=s.replicas,
+        split_rule="given",
+        given=("tp", "pp", "ep", "replicas"),
+    )
+
+
+def _what_stops_batch_one(dep: Deployment, options: tuple[OptionResult, ...], S: int) -> str:
+    """Why no setting reaches a target slower than the latency floor: batch 1's time on the
+    fastest split tried (without speculation), as the ideal step's parts and, under a
+    calibrated engine, its efficiencies and fixed times."""
+    tried = [dep]
+    for o in options:
+        if o.option == "chips" and o.setting is not None:
+            tried.append(_split_of(dep, o.setting))
+    d = min(tried, key=lambda x: tpot(x, 1, S))
+    t = tpot(d, 1, S)
+    step = d.decode(1, S)
+    ideal = float(np.asarray(step.t_step).flat[0])
+    terms = (
+        ("the weights", step.t_weights),
+        (f"the KV cache of {S:,} tokens", step.t_kv),
+        ("compute", step.t_compute),
+        ("communication", step.t_comm),
+    )
+    secs = [(what, float(np.asarray(v).flat[0])) for what, v in terms]
+    named = ", ".join(f"{what} {x / ms:.3g} ms" for what, x in secs if x > 0)
+    text = (
+        f"batch 1 takes {t / ms:.3g} ms per token on the fastest split tried "
+        f"({d.chips} chip{'s' if d.chips > 1 else ''}, {d.split_text()}): the ideal step "
+        f"{ideal / ms:.3g} ms (its terms: {named})"
+    )
+    if d.profile is None:
+        return text
+    parts = engine_parts(d, ideal, t)
+    return (
+        f"{text}, {parts['efficiency_s'] / ms:.3g} ms more at the {d.engine} engine's measured "
+        f"efficiencies and {parts['fixed_s'] / ms:.3g} ms of its fixed times per step "
+        "(scheduler, sampling, kernel launches)"
+    )
 
 
 def fast_mode(
@@ -362,14 +493,18 @@ def fast_mode(
     speedup: float,
     gamma: int = DEFAULT_GAMMA,
     acceptance: float = DEFAULT_ACCEPTANCE,
-    draft: str | ModelSpec | None = "mtp",
+    draft: str | ModelSpec | None = "auto",
     max_chips: int | None = None,
+    mtp_layers: int | None = None,
 ) -> FastMode:
     """The cheapest way to serve `dep` at `batch` and `context_len` with `speedup` times the
-    tokens/s per user, and its price multiple (see the module docstring). `draft` is "mtp" (a
-    multi-token-prediction module), None or "none" (a free draft: the most speculation can
-    give) or a draft model; `max_chips` (default: twice the deployment's chips, at least the
-    chip's scale-up domain up to 1,024) bounds the `chips` option."""
+    tokens/s per user, and its price multiple (see the module docstring). `draft` is "auto"
+    (the model's own MTP module when it has one, else speculation is not tried), "mtp" (a
+    multi-token-prediction module, assumed), None or "none" (a free draft: the most
+    speculation can give) or a draft model; `mtp_layers` the model's MTP layers when known
+    otherwise (an uploaded config.json; default: read from the model's config by its id).
+    `max_chips` (default: twice the deployment's chips, at least the chip's scale-up domain;
+    at most MAX_CHIPS) bounds the `chips` option."""
     S = count(context_len, "context_len")
     B = count(batch, "batch")
     ok = isinstance(speedup, (int, float)) and not isinstance(speedup, bool)
@@ -380,12 +515,20 @@ def fast_mode(
         )
     tokens_per_verification(gamma, acceptance)  # checks gamma and acceptance
     spec_draft = _draft(draft)
-    domain = min(dep.chip.scale_up_domain, MAX_DEFAULT_CHIPS)
-    limit = max(2 * dep.chips, domain) if max_chips is None else max_chips
-    count(limit, "max_chips")
+    mtp = model_mtp_layers(dep) if mtp_layers is None else _mtp_count(mtp_layers)
+    not_tried: dict[str, str] = {}
+    if spec_draft == "auto":
+        spec_draft = "mtp"
+        if not mtp:
+            not_tried["speculative"] = _no_mtp(dep)
+    if max_chips is None:
+        limit = min(max(2 * dep.chips, dep.chip.scale_up_domain), MAX_CHIPS)
+    else:
+        limit = check_max_chips(max_chips)
     if not dep.chip.price_usd_per_s > 0:
         raise InputError(
-            f"{dep.chip.id} has no price in the catalog; a price multiple needs one",
+            f"{dep.chip.id}: {unpriced_reason(dep.chip)}, so a price multiple is undefined: "
+            "fast-mode needs a price (USD per chip-hour)",
             field="price_usd_per_hour",
         )
     fit = int(dep.max_batch(S))
@@ -394,11 +537,13 @@ def fast_mode(
         raise InputError(f"the base batch {B:,} at context {S:,} {why}", field="batch")
     base = _Base(dep, B, S)
     target = base.t / speedup
-    options = (
-        _batch_option(base, B, target),
-        _chips_option(base, target, limit),
-        _speculative_option(base, target, gamma, acceptance, spec_draft),
-    )
+    options = [_batch_option(base, B, target), _chips_option(base, target, limit)]
+    if "speculative" not in not_tried:
+        spec = _speculative_option(base, target, gamma, acceptance, spec_draft)
+        if spec_draft == "mtp" and not mtp:  # asked for, though the model has none
+            assumed = f"assumed: {dep.spec.name} has no MTP layer; timed as if it had one"
+            spec = replace(spec, note="; ".join(x for x in (assumed, spec.note) if x))
+        options.append(spec)
     reaching = [o for o in options if o.reaches and o.setting is not None]
     best = min(reaching, key=lambda o: o.setting.price_multiple if o.setting else 0.0, default=None)
     floor = float(np.asarray(dep.decode(1, 1).t_weights).flat[0])
@@ -411,8 +556,9 @@ def fast_mode(
     if best is not None and best.setting is not None:
         s = best.setting
         message = (
-            f"×{speedup:g} tokens/s per user ({u0:,.1f} → {u1:,.1f}) costs ×"
-            f"{s.price_multiple:.3g} per token at the cheapest, {best.label}: {s.text()}"
+            f"×{speedup:g} tokens/s per user ({u0:,.1f} → {u1:,.1f}, from the base decoding "
+            f"without speculation) costs ×{s.price_multiple:.3g} per token at the cheapest, "
+            f"{best.label}: {s.text()}"
         )
     else:
         top = max(
@@ -420,11 +566,18 @@ def fast_mode(
             key=lambda o: o.setting.speedup if o.setting else 0.0,
         )
         assert top.setting is not None  # the batch option always has one
-        message = (
-            f"×{speedup:g} ({u1:,.1f} tokens/s per user) is out of reach: the fastest setting "
-            f"found, {top.label} at {top.setting.text()}, gives ×{top.setting.speedup:.3g}. "
-            f"No batch passes {floor_text}"
+        head = (
+            f"×{speedup:g} ({u1:,.1f} tokens/s per user, from the base's {u0:,.1f} decoding "
+            f"without speculation) is out of reach: the fastest setting found, {top.label} at "
+            f"{top.setting.text()}, gives ×{top.setting.speedup:.3g}. "
         )
+        if target < floor:
+            message = head + f"No batch passes {floor_text}"
+        else:
+            message = head + (
+                f"The target, {target / ms:.3g} ms per token, is above {floor_text}; what "
+                f"stops it: {_what_stops_batch_one(dep, tuple(options), S)}"
+            )
     return FastMode(
         deployment=dep.as_dict(),
         engine=dep.engine,
@@ -434,10 +587,13 @@ def fast_mode(
         target_tpot_s=target,
         max_chips=limit,
         base=base.setting("base", dep, B, base.t),
-        options=options,
+        options=tuple(options),
         cheapest=best.option if best is not None else None,
         reachable=best is not None,
         latency_floor_s=floor,
         latency_floor=floor_text,
         message=message,
+        draft="" if "speculative" in not_tried else _draft_name(spec_draft),
+        mtp_layers=mtp,
+        not_tried=not_tried,
     )

@@ -34,7 +34,7 @@ from .errors import LlmRooflineError
 from .roofline import positive_array
 from .units import GB
 
-__all__ = ["KV_CACHE_DTYPES", "FitAdvice", "fit_advice", "fit_message"]
+__all__ = ["KV_CACHE_DTYPES", "FitAdvice", "fit_advice", "fit_message", "no_fit_reason"]
 
 # Cache types serving engines keep a KV cache in, of the data types in data/dtypes.toml:
 # - fp8: vLLM's kv_cache_dtype="fp8"
@@ -260,3 +260,15 @@ def fit_advice(dep: Deployment, context_len: int, batch: int = 1) -> FitAdvice:
 def fit_message(dep: Deployment, context_len: int, batch: int = 1) -> str:
     """`fit_advice(...).message`: "" when it fits, else the one line."""
     return fit_advice(dep, context_len, batch).message
+
+
+def no_fit_reason(line: str, context_len: int, largest: int) -> str:
+    """The reason a caller that already knows `batch` does not fit prints: `fit_message`'s
+    line, or, should it be empty (the memory model's two checks disagreeing: never expected,
+    since `memory_use` counts whole sequences per data-parallel group as `max_batch` does),
+    a line from the largest batch itself, so that no message ends on an empty reason."""
+    if line:
+        return line
+    if largest < 1:
+        return f"not one sequence fits at context {context_len:,} (the largest batch is 0)"
+    return f"the largest batch that fits at context {context_len:,} is {largest:,}"

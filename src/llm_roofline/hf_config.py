@@ -28,7 +28,7 @@ from .hf_layers import WindowRule, groups, layer_windows, moe_layers
 from .hf_vision import vision_params
 from .model import FFN, Attention, ModelSpec
 
-__all__ = ["KNOWN_MODEL_TYPES", "load_config", "spec_from_config"]
+__all__ = ["KNOWN_MODEL_TYPES", "load_config", "spec_from_config", "unknown_type_note"]
 
 
 _EVERY_LAYER_SLIDES = WindowRule()  # when sliding_window is set and use_sliding_window is not off
@@ -347,10 +347,30 @@ def _norms_per_layer(c: Mapping[str, Any], arch: _Arch, parallel: bool, src: str
 def spec_from_config(
     cfg: Mapping[str, Any], name: str | None = None, source: str = "config.json"
 ) -> ModelSpec:
-    """Build a ModelSpec from a parsed config.json dict.
+    """Build a ModelSpec from a parsed config.json dict. A config of an unknown `model_type`
+    is read as a generic decoder and warns (UnknownModelTypeWarning, `unknown_type_note`'s
+    line).
 
     >>> spec = spec_from_config({"model_type": "llama", "hidden_size": 4096, ...})  # doctest: +SKIP
     """
+    spec, note = _read(cfg, name, source)
+    if note is not None:
+        warnings.warn(UnknownModelTypeWarning(note), stacklevel=2)
+    return spec
+
+
+def unknown_type_note(
+    cfg: Mapping[str, Any], name: str | None = None, source: str = "config.json"
+) -> str | None:
+    """The line `spec_from_config` warns with for a config of an unknown `model_type` (what it
+    was read as, from which fields), None for a known type: a pure call, no warning raised and
+    no global warning state touched (a server reads it per request). A config that cannot be
+    read raises ConfigError as `spec_from_config` does."""
+    return _read(cfg, name, source)[1]
+
+
+def _read(cfg: Mapping[str, Any], name: str | None, source: str) -> tuple[ModelSpec, str | None]:
+    """The spec, and the unknown-type note (None: a known type)."""
     if not isinstance(cfg, Mapping):
         raise ConfigError("a config must be a JSON object", source=source)
     text, mt = _text_part(cfg)
@@ -392,6 +412,4 @@ def spec_from_config(
         source=source,
         notes=(vision_note,) if vision_note else (),
     )
-    if isinstance(c, Noted):
-        warnings.warn(UnknownModelTypeWarning(_unknown_type_note(mt, c.used)), stacklevel=2)
-    return spec
+    return spec, _unknown_type_note(mt, c.used) if isinstance(c, Noted) else None

@@ -1,8 +1,10 @@
 """Memory per chip: weights, KV cache, activations, against capacity.
 
 Without a split the weights and the KV cache spread evenly over the n chips; with one
-(`Parallelism`), the fullest chip is counted. A configuration that does not fit is reported
-with its numbers, never silently.
+(`Parallelism`), the fullest chip of the busiest data-parallel group is counted: a sequence's
+KV cache lives whole in one group, so the busiest holds ⌈B / dp⌉ sequences, and `memory_use`'s
+`fits` agrees with `max_batch` (B fits exactly when B <= max_batch). A configuration that does
+not fit is reported with its numbers, never silently.
 
 The KV cache is what a sequence at context S must have room for (`ModelSpec.kv_elements_stored`):
 all S tokens in a global layer, min(S, W) in a sliding-window or chunked layer. A chunked
@@ -32,7 +34,14 @@ from .model import ModelSpec
 from .parallel import Parallelism
 from .roofline import _grid, as_system, positive_array
 
-__all__ = ["MemoryUse", "activation_bytes", "max_batch", "memory_use", "weights_per_chip"]
+__all__ = [
+    "MemoryUse",
+    "activation_bytes",
+    "busiest_group",
+    "max_batch",
+    "memory_use",
+    "weights_per_chip",
+]
 
 ACT_BYTES = 2.0  # activations in bf16
 LOGIT_BYTES = 4.0  # logits in fp32
@@ -99,7 +108,9 @@ def memory_use(
     `reserve_fraction` keeps part of each chip's memory free (engines reserve some for their
     runtime: vLLM uses 90% of the card by default, i.e. 0.1). With `parallel`, the fullest
     chip: weights split over pp · tp (experts over the stage's chips, ceil(E / ep) experts on
-    the fullest), KV over the dp groups, the pp stages' layers and min(tp, KV heads).
+    the fullest), KV over the pp stages' layers and min(tp, KV heads), and the sequences of
+    the busiest data-parallel group (`busiest_group`: ⌈batch / dp⌉ whole sequences, so that
+    `fits` holds exactly when batch <= `max_batch`).
     """
     spec = get_model(model)
     system = as_system(hardware, chips)
@@ -116,8 +127,9 @@ def memory_use(
     else:
         par = _matching(parallel, system).check(spec)
         weights = weights_per_chip(spec, par) * wb
-        kv = B / par.dp * spec.kv_elements_stored(S) / (par.pp * par.kv_shards(spec)) * kvb
-        act = activation_bytes(spec, B / (par.dp * par.pp), T)
+        group = busiest_group(B, par.dp)
+        kv = group * spec.kv_elements_stored(S) / (par.pp * par.kv_shards(spec)) * kvb
+        act = activation_bytes(spec, group / par.pp, T)
     shape = np.broadcast_shapes(np.shape(kv), np.shape(act))
     return MemoryUse(
         weights=np.full(shape, weights),
@@ -125,6 +137,15 @@ def memory_use(
         activations=np.broadcast_to(act, shape),
         capacity=system.chip.memory_bytes * (1.0 - _reserve(reserve_fraction)),
     )
+
+
+def busiest_group(batch: FloatArray, dp: int) -> FloatArray:
+    """Sequences on the busiest of `dp` data-parallel groups: a sequence's KV cache lives
+    whole in one group, so ⌈batch / dp⌉ (64 over dp 5: 13, not 12.8). With dp = 1 the batch
+    as given (a fractional batch, as the lecture's formulas use, is kept)."""
+    if dp == 1:
+        return batch
+    return np.asarray(np.ceil(batch / dp), dtype=np.float64)
 
 
 def _matching(par: Parallelism, system: System) -> Parallelism:

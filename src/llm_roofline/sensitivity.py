@@ -1,9 +1,11 @@
 """What matters most: how far each chip figure moves a deployment's speed and cost.
 
 At a deployment, a context and a batch, each figure of the chip (dense FLOP/s, every data
-type's peak at once; memory bandwidth; memory capacity; scale-up bandwidth; price) is raised by
-`step` (10% by default) on a copy of the chip (`dataclasses.replace`), and the engine is run
-again on the same split. Three figures are compared, each under the deployment's engine:
+type's peak at once; memory bandwidth; memory capacity; scale-up bandwidth; scale-out
+bandwidth, the network a split crosses beyond one scale-up domain; price) is raised by `step`
+(10% by default; from 0.1% to 100%) on a copy of the chip (`dataclasses.replace`), and the
+engine is run again on the same split. Three figures are compared, each under the deployment's
+engine:
 
 - tokens/s per user: 1 / the time of a decode step (time per output token);
 - throughput: the deployment's tokens/s, batch / time per output token;
@@ -36,8 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from .catalog import get_hardware
 from .deployment import Deployment
-from .errors import InputError
+from .errors import InputError, LlmRooflineError
 from .hardware import Chip
 from .split import count
 from .units import mega
@@ -46,19 +49,25 @@ __all__ = [
     "BOUNDS",
     "DEFAULT_STEP",
     "FIGURES",
+    "MAX_CHIPS",
+    "MAX_STEP",
     "METRICS",
+    "MIN_STEP",
     "POLICIES",
     "FigureEffect",
     "Operating",
     "PolicyEffects",
     "Sensitivity",
     "check_inputs",
+    "check_max_chips",
     "largest_batch",
     "largest_within",
     "operating_point",
     "scaled_chip",
     "sensitivity",
+    "step_text",
     "tpot",
+    "unpriced_reason",
 ]
 
 # the chip figures varied, and their names in prose
@@ -67,6 +76,7 @@ FIGURES: dict[str, str] = {
     "memory_bandwidth": "memory bandwidth",
     "memory_capacity": "memory capacity",
     "scale_up_bandwidth": "scale-up bandwidth",
+    "scale_out_bandwidth": "scale-out bandwidth",
     "price": "price",
 }
 # the deployment's figures compared
@@ -86,14 +96,33 @@ BOUNDS: dict[str, str] = {
     "memory_bandwidth": "memory bandwidth",
     "memory_capacity": "memory capacity",
     "scale_up_bandwidth": "communication",
+    "scale_out_bandwidth": "communication",
 }
 DEFAULT_STEP = 0.10
+# the steps allowed, as shares: below +0.1% the change of a step time is lost in rounding
+# (a step of 1e-15 gave an elasticity of 1.33 where it is exactly 1); above +100%, no longer
+# a small change
+MIN_STEP, MAX_STEP = 0.001, 1.0
+MAX_CHIPS = 1024  # the most chips a search may try (the catalog's ranking, fast-mode's chips)
 _CHIP_ATTR = {
     "memory_bandwidth": "memory_bw",
     "memory_capacity": "memory_bytes",
     "scale_up_bandwidth": "scale_up_bw",
+    "scale_out_bandwidth": "scale_out_bw",
     "price": "price_usd_per_s",
 }
+
+
+def unpriced_reason(chip: Chip) -> str:
+    """Why `chip` has no $ per token: a price of 0 given for a chip the catalog prices
+    (hardware you own), or no price in the catalog."""
+    try:
+        listed = get_hardware(chip.id).price_usd_per_s > 0
+    except LlmRooflineError:  # a chip record of one's own
+        listed = False
+    if listed:
+        return "price 0: hardware you own, no $ per token"
+    return "no price in the catalog"
 
 
 def scaled_chip(chip: Chip, figure: str, factor: float) -> Chip:
@@ -267,7 +296,7 @@ def _sentence(step: float, effects: Sequence[FigureEffect], metric: str) -> str:
     """ "+10% memory bandwidth buys +8.7% tokens/s per user; +10% dense FLOP/s buys +0.5%;
     +10% memory capacity, scale-up bandwidth or price buys 0%": largest effect first, the
     figures that move nothing together at the end."""
-    up = f"+{step:.0%}"
+    up = step_text(step)
     moved = sorted(
         (e for e in effects if e.change[metric] is not None and abs(e.change[metric] or 0) >= 5e-4),
         key=lambda e: -abs(e.change[metric] or 0.0),
@@ -330,11 +359,33 @@ class Sensitivity:
         return d
 
 
+def check_max_chips(max_chips: int) -> int:
+    """`max_chips` of a search (the catalog ranking's, fast-mode's more chips): a positive
+    integer, at most MAX_CHIPS, a limit on the search's work."""
+    n = count(max_chips, "max_chips")
+    if n > MAX_CHIPS:
+        raise InputError(
+            f"max_chips must be at most {MAX_CHIPS:,} (a limit on the search), got {n:,}",
+            field="max_chips",
+        )
+    return n
+
+
+def step_text(step: float) -> str:
+    """The step as the output prints it, never rounded: 0.1 -> "+10%", 0.025 -> "+2.5%"."""
+    return f"+{step * 100:g}%"
+
+
 def check_inputs(context_len: int, batch: int, step: float, tpot_s: float | None) -> None:
     count(context_len, "context_len")
     count(batch, "batch")
-    if not (isinstance(step, (int, float)) and math.isfinite(step) and 0 < step <= 1):
-        raise InputError(f"step must be in (0, 1] (a share: 0.1 = +10%), got {step!r}", "step")
+    ok = isinstance(step, (int, float)) and not isinstance(step, bool)
+    if not (ok and math.isfinite(step) and MIN_STEP <= step <= MAX_STEP):
+        raise InputError(
+            f"step must be from {MIN_STEP:g} to {MAX_STEP:g} (a share: 0.1 = +10%; step_pct "
+            f"{MIN_STEP * 100:g} to {MAX_STEP * 100:g}), got {step!r}",
+            field="step",
+        )
     if tpot_s is not None and not (math.isfinite(tpot_s) and tpot_s > 0):
         raise InputError(f"the target must be positive, got {tpot_s!r}", field="tpot_ms")
 

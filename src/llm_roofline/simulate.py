@@ -96,11 +96,13 @@ def kv_capacity(dep: Deployment, longest: int) -> int:
     refused when the longest request does not fit alone."""
     per = int(dep.max_batch(longest)) // dep.replicas
     if per < 1:
-        from .fit_advice import fit_message  # imports deployment: kept out of the import chain
+        # imports deployment: kept out of the import chain
+        from .fit_advice import fit_message, no_fit_reason
 
+        line = fit_message(dep.instance_deployment(), longest, 1)
         raise InputError(
             f"a request of {longest} tokens does not fit one instance: "
-            + fit_message(dep.instance_deployment(), longest, 1),
+            + no_fit_reason(line, longest, per),
             field="input_len",
         )
     short = min(longest, 8192)

@@ -59,11 +59,13 @@ def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
     t_pre, prompts = prefill_time(dep, S)
     fit = int(dep.max_batch(S))
     if fit < 1:
-        from .fit_advice import fit_message  # imports deployment: kept out of the import chain
+        # imports deployment: kept out of the import chain
+        from .fit_advice import fit_message, no_fit_reason
 
+        why = no_fit_reason(fit_message(dep, S), S, fit)
         raise InputError(
             f"{dep.spec.name} does not fit on {dep.chips} × {dep.chip.id} ({dep.split_text()}) "
-            f"at context {S:,}, so there is no batch to price: {fit_message(dep, S)}",
+            f"at context {S:,}, so there is no batch to price: {why}",
             field="chips",
         )
     dec = dep.decode(fit, S)

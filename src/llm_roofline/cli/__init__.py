@@ -38,12 +38,36 @@ from ._common import Parser
 __all__ = ["build_parser", "main"]
 
 
+# which verb answers which question, for someone who has read nothing else (`--help`'s end)
+_QUESTIONS = (
+    ("size a fleet for a traffic (rate, lengths, latency targets)", "plan"),
+    ("one deployment's speed, fit in memory and cost per token", "report"),
+    ("what-ifs: each chip figure +10%; tokens F× faster per user", "sensitivity, fast-mode"),
+    ("what API prices imply about the hardware and the model", "pricing"),
+    ("the ids that --model and --hardware take", "models, hardware"),
+)
+EPILOG = (
+    "which verb answers which question:\n"
+    + "\n".join(f"  {q:<62}{verb}" for q, verb in _QUESTIONS)
+    + """
+
+examples:
+  llm-roofline report --model llama-3.1-8b --hardware rtx-4090
+  llm-roofline plan --model llama-3.1-70b --hardware h100-sxm,mi300x --rate 4 \\
+      --input-len 2k --output-len 256 --ttft-p90-ms 1000 --tpot-p99-ms 30
+  llm-roofline demo    (the lecture's deployment: DeepSeek-V3 on a GB200 NVL72 rack)
+
+`llm-roofline VERB --help` gives a verb's flags, each with its default and unit."""
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="llm-roofline",
         description="How fast can this model run on that hardware, and what does a token cost?",
+        epilog=EPILOG,
     )
-    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser, title="verbs")
     # the order here is the order `llm-roofline --help` lists the verbs in
     catalog.add_parsers(sub)  # models, hardware
     report.add_report_parser(sub)
@@ -66,7 +90,13 @@ def _warning_line(message: Warning | str, *_: object, **__: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    if not argv:  # no verb: what there is to ask, and how (still a usage error)
+        parser.print_help(sys.stderr)
+        print("\nllm-roofline: error: give a verb (listed above)", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
     import warnings
 
     from ..errors import LlmRooflineError, LlmRooflineWarning

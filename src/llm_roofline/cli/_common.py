@@ -31,16 +31,59 @@ RANGE_HELP = "A..B = powers of two from A to B (1..256 = 1,2,4,...,256)"
 _BIG = 10**18  # larger counts are refused while parsing; the library names its own limits
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a description or epilog keeps its paragraphs (blank lines
+    between them), and a paragraph with an indented line is printed as written (examples,
+    lists); the others are wrapped to the terminal as usual."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out = []
+        for para in text.strip("\n").split("\n\n"):
+            if any(line.startswith(" ") for line in para.splitlines()):
+                out.append("\n".join(indent + line for line in para.splitlines()))
+            else:
+                out.append(super()._fill_text(para, width, indent))
+        return "\n\n".join(out)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports errors as one line and exit code 2, and takes no abbreviated
     flags (`--tp` must never be read as `--tpot-ms`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"llm-roofline: error: {message}\n")
+
+
+def examples(*commands: str, width: int = 88) -> str:
+    """A verb's epilog: its example command lines, printed below its flags, a long one
+    continued on the next line (`\\`) between a flag and the one before it."""
+    head = "example:" if len(commands) == 1 else "examples:"
+    out = []
+    for command in commands:
+        units: list[str] = []  # each flag with its value
+        for word in command.split(" "):
+            if (
+                units
+                and not word.startswith("-")
+                and units[-1].startswith("-")
+                and " " not in units[-1]
+            ):
+                units[-1] += " " + word
+            else:
+                units.append(word)
+        lines = [""]
+        for unit in units:
+            if lines[-1] and len(lines[-1]) + 1 + len(unit) > width - 8:
+                lines.append(unit)
+            else:
+                lines[-1] = f"{lines[-1]} {unit}" if lines[-1] else unit
+        out.append("  " + " \\\n      ".join(lines))
+    return head + "\n" + "\n".join(out)
 
 
 # ---- argument types --------------------------------------------------------------------------
@@ -197,14 +240,50 @@ def range_cells(
     return unit, out
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """`n` and the word, in the plural unless n is 1: '1 chip', '8 chips', '2 replicas'."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
 def fmt_money(x: float | None) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
     return f"${x:,.3g}" if x < 1000 else f"${x:,.0f}"
 
 
+def fit_widths(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], width: int
+) -> list[int] | None:
+    """Column widths (text only, no padding) for a table `width` characters wide in all: None
+    when its content fits as it is; else each column at least as wide as its longest word
+    (cells and headers wrap between words, never inside one: a number cut short would be
+    lost), the room left shared out in proportion to what each column lacks of its full
+    width. None too when even the longest words do not fit."""
+
+    def cells(i: int) -> list[str]:
+        return [headers[i], *(r[i] for r in rows)]
+
+    full = [max(len(c) for c in cells(i)) for i in range(len(headers))]
+    room = width - (3 * len(headers) + 1)  # a space either side of each column, the rules
+    if sum(full) <= room:
+        return None
+    least = [max(len(w) for c in cells(i) for w in c.split() or [""]) for i in range(len(full))]
+    spare = room - sum(least)
+    if spare < 0:
+        return None
+    lack = [f - m for f, m in zip(full, least, strict=True)]
+    out = [m + spare * k // sum(lack) for m, k in zip(least, lack, strict=True)]
+    for i in sorted(range(len(out)), key=lambda i: lack[i] - (out[i] - least[i]), reverse=True):
+        if sum(out) < room and out[i] < full[i]:  # what integer shares left over
+            out[i] += 1
+    return out
+
+
 def print_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    """A table in the terminal: rich when installed, aligned plain text otherwise."""
+    """A table in the terminal: rich when installed, aligned plain text otherwise. On a
+    terminal it folds to the terminal's width (`COLUMNS` when set), cells wrapping between
+    words (`fit_widths`); written to a file or a pipe it takes the width its content needs,
+    nothing wrapped."""
     try:
         from rich.console import Console
         from rich.table import Table
@@ -216,13 +295,24 @@ def print_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]
         for r in rows:
             print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
         return
+    full = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    if sys.stdout.isatty():
+        console = Console()  # the terminal's width
+        fitted = fit_widths(headers, rows, console.width)
+    else:  # as wide as the content: a space either side of each column and the rules between
+        console = Console(width=max(sum(full) + 3 * len(full) + 1, len(title)))
+        fitted = None
     table = Table(title=title or None, title_justify="left")
     for i, h in enumerate(headers):
-        table.add_column(h, justify="left" if i == 0 else "right")
+        table.add_column(
+            h,
+            justify="left" if i == 0 else "right",
+            width=fitted[i] if fitted else None,
+            overflow="fold",  # where even a word does not fit: wrapped, not cut to '…'
+        )
     for r in rows:
         table.add_row(*r)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    Console(width=max(120, sum(widths) + 3 * len(widths) + 1)).print(table)
+    console.print(table)
 
 
 def dump_json(obj: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import units
 from ..hardware import STATUSES
-from ._common import Parser, dump_json, json_flag, print_table, time_cells
+from ._common import Parser, dump_json, examples, json_flag, plural, print_table, time_cells
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -60,7 +60,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         if args.sources:
             cells.append(r["config_source"])
         table.append(cells)
-    print_table(f"{len(rows)} models", headers, table)
+    print_table(plural(len(rows), "model"), headers, table)
     return 0
 
 
@@ -119,15 +119,11 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         f"drain ({drain_unit})",
         "domain",
         "$/chip-h",
-        "notes",
     ]
     table = []
     by_id = {c.id: c for c in chips}
     for r, drain in zip(rows, drains, strict=True):
         c = by_id[r["id"]]
-        note = "announced" if r["status"] == "announced" else ""
-        if r["estimated"]:
-            note = (note + "; " if note else "") + "est: " + ", ".join(r["estimated"])
         table.append(
             [
                 r["id"],
@@ -139,18 +135,36 @@ def cmd_hardware(args: argparse.Namespace) -> int:
                 drain,
                 str(r["scale_up_domain"]),
                 f"{r['price_usd_per_hour']:.2f}" if r["price_usd_per_hour"] else "n/a",
-                note,
             ]
         )
-        if args.sources:
+    print_table(plural(len(rows), "chip"), headers, table)
+    # the notes below the table, not in it: a column of them made it 220 characters wide
+    announced = [r["id"] for r in rows if r["status"] == "announced"]
+    if announced:
+        print(f"announced, not shipping yet: {', '.join(announced)}")
+    estimated = [r for r in rows if r["estimated"]]
+    if estimated:
+        print("estimated, not published (--sources gives the basis):")
+        for r in estimated:
+            print(f"  {r['id']}: {', '.join(r['estimated'])}")
+    if args.sources:
+        for r in rows:
+            print(f"{r['id']}:")
             for key, src in sorted(r["sources"].items()):
-                table.append(["", "", "", "", "", "", "", "", key, src])
-    print_table(f"{len(rows)} chips", headers, table)
+                print(f"  {key}: {src}")
     return 0
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    m = sub.add_parser("models", help="list the model catalog")
+    m = sub.add_parser(
+        "models",
+        help="list the model catalog (the ids --model takes)",
+        description="The model catalog: each model's attention kind, layers, parameters stored "
+        "and parameters multiplied per token (an MoE's active ones), KV cache bytes per token "
+        "(bf16), and where its config.json was read. Its ids are what --model takes; any "
+        "Hugging Face config.json, or a folder holding one, works as well.",
+        epilog=examples("llm-roofline models --filter llama", "llm-roofline models --moe"),
+    )
     m.add_argument("--filter", metavar="TEXT", help="substring of the id or name (default: all)")
     m.add_argument("--moe", action="store_true", help="mixtures of experts only")
     m.add_argument("--dense", action="store_true", help="dense models only")
@@ -164,7 +178,21 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     json_flag(m)
     m.set_defaults(func=cmd_models)
 
-    h = sub.add_parser("hardware", help="list the hardware catalog, or print one record")
+    h = sub.add_parser(
+        "hardware",
+        help="list the hardware catalog (the ids --hardware takes), or print one record",
+        description="The hardware catalog: each chip's 16-bit dense peak FLOP/s, memory "
+        "capacity and bandwidth, ops:byte (FLOP/s ÷ bytes/s: the FLOPs a step must do per byte "
+        "it reads to be compute-bound), drain time (memory capacity ÷ bandwidth: the time to "
+        "read every byte once), scale-up domain (the chips one fast link joins) and rental "
+        "price per chip-hour, which every $ figure uses. Its ids are what --hardware takes. "
+        "For a chip of your own, or your own price, print a record with --toml, edit it and "
+        "pass the file as --hardware FILE.toml.",
+        epilog=examples(
+            "llm-roofline hardware --filter rtx",
+            "llm-roofline hardware h100-sxm --toml > my-h100.toml",
+        ),
+    )
     h.add_argument(
         "id", nargs="?", help="one chip: a catalog id or a FILE.toml record (default: all)"
     )

@@ -16,6 +16,7 @@ from ._common import (
     context_flag,
     deployment_from_args,
     dump_json,
+    examples,
     float_list,
     fmt_time,
     json_flag,
@@ -234,7 +235,23 @@ def cmd_balance(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     usd = "USD per million tokens"
-    pc = sub.add_parser("pricing", help="what API prices imply about the hardware and model")
+    pc = sub.add_parser(
+        "pricing",
+        help="what API prices imply about the hardware and model",
+        description="Read an API's prices backwards. If prices track cost, output price ÷ "
+        "input price says how far below prefill's utilisation decode runs; a long-context "
+        "price step (--long-context-threshold) gives the KV cache bytes per token it implies, "
+        "beside every catalog model's real figure. With --model (and the deployment flags) it "
+        "adds what that model costs per million input and output tokens on the deployment, at "
+        "the catalog's price per chip-hour (or --price). docs/economics.md.",
+        epilog=examples(
+            "llm-roofline pricing --input-price 3 --output-price 15",
+            "llm-roofline pricing --input-price 3 --output-price 15 "
+            "--long-context-threshold 200000 --active-params 1e11",
+            "llm-roofline pricing --input-price 3 --output-price 15 --model llama-3.1-70b "
+            "--hardware h100-sxm --chips 8",
+        ),
+    )
     pc.add_argument("--input-price", type=positive_float, required=True, help=f"{usd} of input")
     pc.add_argument("--output-price", type=positive_float, required=True, help=f"{usd} of output")
     pc.add_argument(
@@ -277,7 +294,18 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     json_flag(pc)
     pc.set_defaults(func=cmd_pricing)
 
-    ct = sub.add_parser("cache-tiers", help="where to keep a KV cache, by hold time")
+    ct = sub.add_parser(
+        "cache-tiers",
+        help="where to keep a KV cache, by hold time",
+        description="Where to keep one sequence's KV cache while its user is away: in HBM, "
+        "DRAM, flash or on disk, against recomputing it (one prefill) when they return. Each "
+        "tier's drain time, read bandwidth and time to bring the cache back, and the cheapest "
+        "tier for each hold time. docs/economics.md.",
+        epilog=examples(
+            "llm-roofline cache-tiers --model llama-3.1-70b --hardware h100-sxm --chips 8 "
+            "--context 32k --hold 60,3600"
+        ),
+    )
     system_flags(ct)
     context_flag(ct, default=None, what="tokens of the sequence whose KV cache is kept")
     ct.add_argument(
@@ -292,7 +320,15 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     ct.set_defaults(func=cmd_cache_tiers)
 
     bl = sub.add_parser(
-        "balance", help="token budgets where pre-training, RL and inference cost alike"
+        "balance",
+        help="token budgets where pre-training, RL and inference cost alike",
+        description="How many tokens of pre-training, and of RL, cost as much compute as "
+        "serving --tokens-per-s for --days (each at its own share of peak FLOP/s), and how far "
+        "that pre-training budget over-trains the model against Chinchilla's 20 tokens per "
+        "parameter. docs/economics.md.",
+        epilog=examples(
+            "llm-roofline balance --tokens-per-s 1e6 --days 365 --active-params 3.7e10"
+        ),
     )
     bl.add_argument(
         "--tokens-per-s",

@@ -12,9 +12,11 @@ from ._common import (
     context_flag,
     deployment_from_args,
     dump_json,
+    examples,
     fmt_money,
     fmt_time,
     json_flag,
+    plural,
     positive_float,
     positive_int,
     print_table,
@@ -29,6 +31,15 @@ def cmd_optimize(args: argparse.Namespace) -> int:
 
     dep = deployment_from_args(args, 1)  # model, chip, types, engine; the search does the rest
     chip = dep.chip
+    if not chip.price_usd_per_s > 0:  # the search's own error cannot name the flag
+        from ..errors import InputError
+
+        why = "--price 0 is hardware you own" if args.price == 0 else "none in the catalog"
+        raise InputError(
+            f"{chip.id} has no price ({why}); optimize ranks by $ per token: give --price USD "
+            "per chip-hour, e.g. --price 2",
+            field="price",
+        )
     with progress_bar("searching chips × split × batch") as progress:
         res = search(
             dep,
@@ -95,8 +106,9 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             print("no configuration meets the targets")
         else:
             print(
-                f"cheapest meeting the targets: {best['chips']} chips, tp {best['tp']}, pp "
-                f"{best['pp']}, ep {best['ep']}, dp {best['dp']}, batch {best['batch']:,}: "
+                f"cheapest meeting the targets: {plural(best['chips'], 'chip')}, "
+                f"tp {best['tp']}, pp {best['pp']}, ep {best['ep']}, dp {best['dp']}, "
+                f"batch {best['batch']:,}: "
                 f"TPOT {fmt_time(best['tpot_s'])}, TTFT {fmt_time(best['ttft_s'])}, "
                 f"{fmt_money(best['usd_per_million_tokens'])} per million tokens"
             )
@@ -120,7 +132,12 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Search chip counts (powers of two up to --max-chips, and it), every split "
         "(tp, pp, ep) that holds the model and every batch that fits, under the engine; print "
         "the frontier of tokens/s per user against $ per million tokens and the cheapest point "
-        "meeting the targets. Ranks by cost: the chip needs a price.",
+        "meeting the targets. Ranks by cost: the chip needs a price (the catalog's per "
+        "chip-hour, or --price).",
+        epilog=examples(
+            "llm-roofline optimize --model llama-3.1-70b --hardware h100-sxm --max-chips 16 "
+            "--tpot-ms 30"
+        ),
     )
     system_flags(o, split=False, chips=False)  # the search tries every chip count and split
     o.add_argument(

@@ -13,15 +13,127 @@ from ._common import (
     SIZES,
     Parser,
     dump_json,
+    examples,
     fmt_money,
     fmt_time,
     json_flag,
+    plural,
     positive_float,
     positive_int,
     print_table,
     progress_bar,
-    time_cells,
 )
+
+PRICE_HELP = (
+    "USD per chip-hour, for every $ figure: one number when --hardware names one chip, or "
+    "ID=USD,ID=USD for several, e.g. h100-sxm=2.5,mi300x=2 (default: the catalog's price, "
+    "which `llm-roofline hardware` lists; a FILE.toml record carries its own)"
+)
+
+
+def price_arg(text: str) -> float | dict[str, float]:
+    """--price: one positive number, or ID=USD pairs separated by commas."""
+    if "=" not in text:
+        try:
+            return positive_float(text)
+        except argparse.ArgumentTypeError:
+            raise argparse.ArgumentTypeError(
+                f"expected USD per chip-hour (a positive number: plan ranks fleets by cost) or "
+                f"ID=USD,ID=USD, got {text!r}"
+            ) from None
+    out: dict[str, float] = {}
+    for item in (x for x in text.split(",") if x.strip()):
+        hw, _, usd = item.partition("=")
+        try:
+            if not hw.strip():
+                raise argparse.ArgumentTypeError("")
+            out[hw.strip().lower()] = positive_float(usd.strip())
+        except argparse.ArgumentTypeError:
+            raise argparse.ArgumentTypeError(
+                f"expected ID=USD,ID=USD with positive prices (USD per chip-hour), e.g. "
+                f"h100-sxm=2.5,mi300x=2, got {item.strip()!r}"
+            ) from None
+    return out
+
+
+def _chips(args: argparse.Namespace) -> list[Any]:
+    """The chips of --hardware (ids or FILE.toml records), each at its --price when given."""
+    from ..catalog import get_hardware
+    from ..errors import InputError
+
+    names = [h.strip() for h in args.hardware.split(",") if h.strip()]
+    if not names:
+        raise InputError("--hardware: give at least one catalog id or FILE.toml", "hardware")
+    chips = [get_hardware(h) for h in names]
+    given = args.price
+    if given is None:
+        prices: dict[int, float] = {}
+    elif isinstance(given, float):
+        if len(chips) > 1:
+            raise InputError(
+                f"--price {given:g}: one number prices one chip, and --hardware names "
+                f"{len(chips)}; give ID=USD,ID=USD (e.g. "
+                + ",".join(f"{c.id}=2" for c in chips[:2])
+                + ")",
+                field="price",
+            )
+        prices = {0: given}
+    else:
+        prices = {}
+        for hw, usd in given.items():
+            at = [
+                i
+                for i, (n, c) in enumerate(zip(names, chips, strict=True))
+                if hw in (n.lower(), c.id.lower())
+            ]
+            if not at:
+                raise InputError(
+                    f"--price names {hw!r}, which is not among --hardware "
+                    f"({', '.join(c.id for c in chips)})",
+                    field="price",
+                )
+            prices.update(dict.fromkeys(at, usd))
+    out = []
+    for i, c in enumerate(chips):
+        if i in prices:
+            c = c.with_price(prices[i])
+        elif not c.price_usd_per_s > 0:
+            raise InputError(
+                f"{c.id} has no price in the catalog, and plan ranks fleets by cost: give "
+                f"--price USD per chip-hour",
+                field="price",
+            )
+        out.append(c)
+    return out
+
+
+def _ms(t: float | None, target_ms: float) -> str:
+    """A time in ms, with as many decimals (one at least) as it takes to show which side of
+    the target it is on: 30.04 against 30 reads 30.04, not 30."""
+    if t is None:
+        return "—"
+    v = t / units.ms
+    for decimals in range(1, 7):
+        text = f"{v:,.{decimals}f}"
+        if (float(text.replace(",", "")) > target_ms) == (v > target_ms):
+            return text
+    return text
+
+
+def _meets(r: dict[str, Any], ttft_ms: float, tpot_ms: float) -> str:
+    """'yes', or 'no' and what missed: a target, or the capacity (a fleet must serve a little
+    more than the rate)."""
+    if r["meets_slo"]:
+        return "yes"
+    missed = [
+        name
+        for name, t, target in (
+            ("TTFT", r["ttft_p90_s"], ttft_ms),
+            ("TPOT", r["tpot_p99_s"], tpot_ms),
+        )
+        if t is not None and t / units.ms > target
+    ]
+    return "no: " + (", ".join(missed) if missed else "capacity")
 
 
 def _fleet(r: dict[str, Any]) -> str:
@@ -29,14 +141,16 @@ def _fleet(r: dict[str, Any]) -> str:
     if r["disaggregated"]:
         ps, ds = r["prefill_split"], r["decode_split"]
         return (
-            f"{r['chips']} × {r['hardware']}: {r['prefill_instances']} prefill instance(s) of "
-            f"{ps['chips']} (tp {ps['tp']} · pp {ps['pp']}) + {r['decode_instances']} decode "
-            f"instance(s) of {ds['chips']} (tp {ds['tp']} · pp {ds['pp']})"
+            f"{r['chips']} × {r['hardware']}: "
+            f"{plural(r['prefill_instances'], 'prefill instance')} of "
+            f"{plural(ps['chips'], 'chip')} (tp {ps['tp']} · pp {ps['pp']}) + "
+            f"{plural(r['decode_instances'], 'decode instance')} of "
+            f"{plural(ds['chips'], 'chip')} (tp {ds['tp']} · pp {ds['pp']})"
         )
     dp = f" · dp {r['dp']}" if r.get("dp", 1) > 1 else ""
     return (
-        f"{r['chips']} × {r['hardware']}: {r['replicas']} instance(s) of "
-        f"{r['instance_chips']} (tp {r['tp']} · pp {r['pp']} · ep {r['ep']}{dp})"
+        f"{r['chips']} × {r['hardware']}: {plural(r['replicas'], 'instance')} of "
+        f"{plural(r['instance_chips'], 'chip')} (tp {r['tp']} · pp {r['pp']} · ep {r['ep']}{dp})"
     )
 
 
@@ -62,7 +176,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     with progress_bar("planning") as progress:
         res = plan(
             args.model,
-            [h for h in args.hardware.split(",") if h.strip()],
+            _chips(args),
             rate=args.rate,
             input_len=args.input_len,
             output_len=args.output_len,
@@ -98,23 +212,23 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(
             f"  {fmt_money(b['usd_per_hour'])}/hour, "
             f"{fmt_money(b['usd_per_million_output_tokens'])} per million output tokens; "
-            f"TTFT p90 {fmt_time(b['ttft_p90_s'])}, TPOT p99 {fmt_time(b['tpot_p99_s'])}; "
+            f"TTFT p90 {_ms(b['ttft_p90_s'], args.ttft_p90_ms)} ms, "
+            f"TPOT p99 {_ms(b['tpot_p99_s'], args.tpot_p99_ms)} ms; "
             f"capacity {b['capacity_rps']:.3g} requests/s"
         )
-    cands = res.candidates
-    ttft_unit, ttfts = time_cells([r["ttft_p90_s"] for r in cands])
-    tpot_unit, tpots = time_cells([r["tpot_p99_s"] for r in cands])
+    # both times in ms, as the targets are given, each to the digits that show which side of
+    # its target it falls
     rows = [
         (
             r["hardware"],
             str(r["chips"]),
             _shape(r),
             fmt_money(r["usd_per_hour"]),
-            ttft,
-            tpot,
-            "yes" if r["meets_slo"] else "no",
+            _ms(r["ttft_p90_s"], args.ttft_p90_ms),
+            _ms(r["tpot_p99_s"], args.tpot_p99_ms),
+            _meets(r, args.ttft_p90_ms, args.tpot_p99_ms),
         )
-        for r, ttft, tpot in zip(cands, ttfts, tpots, strict=True)
+        for r in res.candidates
     ]
     if rows:
         print_table(
@@ -124,8 +238,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 "chips",
                 "instances",
                 "$/hour",
-                f"TTFT p90 ({ttft_unit})",
-                f"TPOT p99 ({tpot_unit})",
+                "TTFT p90 (ms)",
+                "TPOT p99 (ms)",
                 "meets",
             ),
             rows,
@@ -147,15 +261,29 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         "plan",
         help="the cheapest fleet (chips, split, replicas, disaggregation) meeting TTFT/TPOT "
         "targets at a request rate",
-        description="Search hardware × chips per instance × split × replicas, aggregated or "
-        "with prefill and decode on separate pools, for the cheapest fleet whose simulated "
-        "TTFT p90 and TPOT p99 meet the targets at the rate. Bounds from the ideal engine "
-        "prune the search before anything is simulated.",
+        description="Size a fleet for a traffic: search hardware × chips per instance × split "
+        "× replicas, aggregated or with prefill and decode on separate pools, for the cheapest "
+        "fleet whose simulated TTFT p90 and TPOT p99 meet the targets at the rate (requests "
+        "per second, each of --input-len prompt and --output-len output tokens). Cheapest is "
+        "by cost per hour: chips × the price per chip-hour, the catalog's (`llm-roofline "
+        "hardware` lists it) unless --price or a FILE.toml record gives another. Bounds from "
+        "the ideal engine prune the search before anything is simulated. docs/planning.md.",
+        epilog=examples(
+            "llm-roofline plan --model llama-3.1-70b --hardware h100-sxm,mi300x --rate 4 "
+            "--input-len 2k --output-len 256 --ttft-p90-ms 1000 --tpot-p99-ms 30",
+            "llm-roofline plan --model llama-3.1-8b --hardware h100-sxm --price 2 --rate 10 "
+            "--input-len 1k --output-len 256 --ttft-p90-ms 500 --tpot-p99-ms 40",
+        ),
     )
     p.add_argument("--model", required=True, help=MODEL_HELP)
     p.add_argument(
-        "--hardware", required=True, help="catalog ids, comma-separated (e.g. h100-sxm,mi300x)"
+        "--hardware",
+        required=True,
+        help="the chips to choose from, comma-separated: catalog ids (`llm-roofline hardware` "
+        "lists them) or chip records FILE.toml (`llm-roofline hardware ID --toml` prints one "
+        "to edit, price included), e.g. h100-sxm,mi300x or h100-sxm,my-chip.toml",
     )
+    p.add_argument("--price", type=price_arg, metavar="USD|ID=USD,...", help=PRICE_HELP)
     p.add_argument("--rate", type=positive_float, required=True, help="requests per second")
     p.add_argument(
         "--input-len",

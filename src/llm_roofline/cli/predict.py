@@ -14,6 +14,7 @@ from ._common import (
     chip_from_args,
     deployment_from_args,
     dump_json,
+    examples,
     fmt_money,
     fmt_num,
     json_flag,
@@ -163,6 +164,11 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         description="One serving scenario from flags, or --scenarios IN.csv --out OUT.csv (the "
         "contract of docs/cli.md). Lengths and batches take sizes like 16k or 1M "
         f"({COUNT_HELP}), on the command line and in the CSV's cells.",
+        epilog=examples(
+            "llm-roofline predict --model qwen3-8b --hardware l40s --batch 8 --input-len 2k "
+            "--output-len 256 --mode static",
+            "llm-roofline predict --scenarios in.csv --out out.csv",
+        ),
     )
     pr.add_argument(
         "--scenarios",

@@ -16,6 +16,7 @@ from ._common import (
     context_flag,
     deployment_from_args,
     dump_json,
+    examples,
     fmt_money,
     fmt_num,
     fmt_time,
@@ -46,17 +47,58 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
             f"  WARNING: context {rep.context_len:,} is beyond the model's trained maximum "
             f"({rep.max_context:,}); the numbers below extrapolate"
         )
-    print(f"  latency floor (weights one token needs, read once)  {fmt_time(rep.latency_floor_s)}")
-    if rep.all_weights_time_s > rep.latency_floor_s * 1.05:
-        print(
-            f"  all weights read once (MoE: every expert)           "
-            f"{fmt_time(rep.all_weights_time_s)}"
+    from ..balance import balanced_context
+    from ..errors import InputError
+
+    try:
+        s_bal: float | None = balanced_context(
+            dep.model, dep.chip, kv_dtype=dep.kv_dtype, weight_dtype=dep.weight_dtype
         )
-    print(f"  balance batch B*                                    {rep.balance_batch:,.0f}")
-    print(f"  HBM drain time (capacity / bandwidth)               {fmt_time(rep.drain_time_s)}")
-    print(f"  largest batch that fits                             {rep.max_batch:,}")
-    if rep.fit_message:
-        print(f"  DOES NOT FIT at batch 1: {rep.fit_message.removeprefix('does not fit: ')}.")
+    except InputError:  # a model with no KV cache to fetch: no such context
+        s_bal = None
+    # each of the lecture's numbers with what it is, for a reader who has not seen the lecture
+    lines = [
+        (
+            "latency floor (read once each weight a token needs: the fastest a token can come)",
+            fmt_time(rep.latency_floor_s),
+        )
+    ]
+    if rep.all_weights_time_s > rep.latency_floor_s * 1.05:
+        lines.append(
+            (
+                "all weights read once (the embedding table too; MoE: every expert)",
+                fmt_time(rep.all_weights_time_s),
+            )
+        )
+    lines.append(
+        (
+            "balance batch B* (compute time = weight-fetch time; below it, memory-bound)",
+            f"{rep.balance_batch:,.0f}",
+        )
+    )
+    if s_bal is not None:
+        lines.append(
+            (
+                "balanced context (one sequence's KV fetch time = its compute time)",
+                f"{s_bal:,.0f} tokens",
+            )
+        )
+    lines += [
+        (
+            "memory drain time (capacity ÷ bandwidth: every byte read once)",
+            fmt_time(rep.drain_time_s),
+        ),
+        ("largest batch that fits", f"{rep.max_batch:,}"),
+    ]
+    width = max(len(label) for label, _ in lines) + 3
+    for label, value in lines:
+        print(f"  {label:<{width}}{value}")
+    if rep.fit_message or rep.max_batch < 1:
+        from ..fit_advice import no_fit_reason
+
+        line = rep.fit_message.removeprefix("does not fit: ")
+        why = no_fit_reason(line, rep.context_len, rep.max_batch)
+        print(f"  DOES NOT FIT at batch 1: {why}.")
         print("  Times below are computed anyway.")
     ranged = rep.engine != "ideal"
     rows = rep.rows
@@ -240,10 +282,24 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def add_report_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     r = sub.add_parser(
         "report",
-        help="the lecture's numbers and figures for one deployment",
-        description="The lecture's numbers for one deployment: latency floor, balance batch "
-        "B*, drain time, the largest batch that fits, and a table over batch of each ideal term "
-        "beside the engine's step. Counts take " + SIZES + ".",
+        help="one deployment's speed, fit and cost: latency floor, B*, a table over batch",
+        description="How fast, how cheap, and does it fit: one deployment (a model on --chips "
+        "chips) decoding at --context tokens. The lecture's numbers: the latency floor (read "
+        "once each weight a token needs: the fastest a token can come), the balance batch B* "
+        "(where a step's compute time equals its weight-fetch time: below it a step is "
+        "memory-bound and a bigger batch costs little time), the balanced context (where one "
+        "sequence's KV fetch takes as long as its compute), the memory drain time (capacity ÷ "
+        "bandwidth), the largest batch that fits; then a table over batch of each ideal term "
+        "beside the engine's step, with tokens/s and $ per million tokens (at the catalog's "
+        "price per chip-hour, or --price). The lecture's deployment is DeepSeek-V3 on one GB200 "
+        "NVL72 rack: 72 chips, fp8 weights (`llm-roofline demo` reports it). Counts take "
+        + SIZES
+        + ".",
+        epilog=examples(
+            "llm-roofline report --model llama-3.1-8b --hardware rtx-4090",
+            "llm-roofline report --model deepseek-v3 --hardware gb200 --chips 72 "
+            "--weight-dtype fp8",
+        ),
     )
     system_flags(r)
     context_flag(r)
@@ -260,7 +316,13 @@ def add_sweep_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     sw = sub.add_parser(
         "sweep",
         help="a grid over batch × context × chips, as CSV",
-        description=f"Decode steps over chips × batch × context as CSV. {RANGE_HELP}; {SIZES}.",
+        description="Decode steps over chips × batch × context as CSV, one row a point: the "
+        f"ideal terms, the ideal step and the engine's, tokens/s, $ per million tokens and "
+        f"whether it fits (columns: docs/cli.md). {RANGE_HELP}; {SIZES}.",
+        epilog=examples(
+            "llm-roofline sweep --model llama-3.1-8b --hardware h100-sxm --chips 1,2 "
+            "--batch 1..64 --context 1k..32k --out sweep.csv"
+        ),
     )
     system_flags(sw, chips_list=True)
     sw.add_argument(
@@ -281,7 +343,16 @@ def add_sweep_parser(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def add_demo_parser(sub: argparse._SubParsersAction[Parser]) -> None:
-    d = sub.add_parser("demo", help="report the lecture's example and a common deployment")
+    d = sub.add_parser(
+        "demo",
+        help="report the lecture's deployment (DeepSeek-V3 on a GB200 NVL72 rack) and "
+        "Llama-3.1-70B on 8 H100s",
+        description="`report` for the lecture's deployment, DeepSeek-V3 on one GB200 NVL72 "
+        "rack (72 chips, fp8 weights as DeepSeek ships them), and for a common single node, "
+        "Llama-3.1-70B on 8 H100 SXM (bf16), with each one's five figures (PNG and SVG) "
+        "written to --out.",
+        epilog=examples("llm-roofline demo --out figures"),
+    )
     d.add_argument(
         "--out", default="out", metavar="DIR", help="folder for the figures (default: out)"
     )

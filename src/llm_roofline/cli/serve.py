@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import Parser, positive_int
+from ._common import Parser, examples, positive_int
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -30,7 +30,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    sv = sub.add_parser("serve", help="the interactive page and its JSON API (extra `web`)")
+    sv = sub.add_parser(
+        "serve",
+        help="the interactive page and its JSON API (extra `web`)",
+        description="A page in the browser that answers what the verbs answer (report, "
+        "predict, sweep, optimize, simulate, plan, pricing, cache-tiers, sensitivity, "
+        "fast-mode) as a form with interactive plots, and the JSON API it calls (/api/..., "
+        "documented at /docs). Needs the `web` extra: pip install 'llm-roofline[web]'.",
+        epilog=examples("llm-roofline serve    (then open http://127.0.0.1:8000/)"),
+    )
     sv.add_argument(
         "--host",
         default="127.0.0.1",

@@ -12,6 +12,7 @@ from ._common import (
     Parser,
     deployment_from_args,
     dump_json,
+    examples,
     json_flag,
     positive_float,
     positive_int,
@@ -47,6 +48,17 @@ def _workload(args: argparse.Namespace, max_context: int) -> Any:
         output_spread=args.output_spread,
         max_context=max_context,
         seed=args.seed,
+    )
+
+
+def _traffic(description: str, max_context: int | None) -> str:
+    """The workload's description with its bare ', context N' (the model's maximum, to which
+    the drawn lengths are clipped) said in words."""
+    if max_context is None:
+        return description
+    return description.replace(
+        f", context {max_context}",
+        f", lengths clipped to the model's maximum context of {max_context:,} tokens",
     )
 
 
@@ -107,7 +119,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             f"{dep.instance_chips} chip{'s' if dep.instance_chips > 1 else ''} "
             f"(tp {dep.tp} · pp {dep.pp}), engine {dep.engine}"
         )
-    print(f"traffic: {work.description}")
+    print(f"traffic: {_traffic(work.description, dep.model.max_context)}")
     cap = s["capacity_rps"]
     if not s["stable"]:
         print(
@@ -154,6 +166,12 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Serve a traffic on a deployment with continuous batching, step by step "
         "(each step's time from the engine), and report latency percentiles, throughput, "
         "goodput and the capacity. Open loop: --rate; closed loop: --concurrency; or --trace.",
+        epilog=examples(
+            "llm-roofline simulate --model llama-3.1-8b --hardware h100-sxm --rate 10 "
+            "--input-len 1k --output-len 256",
+            "llm-roofline simulate --model llama-3.1-70b --hardware h100-sxm --chips 8 "
+            "--concurrency 32 --input-len 2k --output-len 512",
+        ),
     )
     system_flags(p)
     g = p.add_argument_group("traffic")

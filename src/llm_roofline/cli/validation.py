@@ -15,6 +15,7 @@ from ._common import (
     SIZES,
     Parser,
     dump_json,
+    examples,
     fmt_num,
     fmt_time,
     int_list,
@@ -261,7 +262,19 @@ def _model_label(model: str) -> str:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    v = sub.add_parser("validate", help="predicted against published measurements")
+    v = sub.add_parser(
+        "validate",
+        help="predicted against published measurements",
+        description="How far to trust the numbers: every row of the validation set (published "
+        "measurements of real engines on real chips) predicted and set against its "
+        "measurement, with the error's median and 90th percentile by hardware and engine "
+        "family. --engine ideal (the default) is the lower bound, so each row should be "
+        "measured slower than predicted; --engine calibrated is the realistic estimate, and "
+        "--cv tests it on sources and hardware kinds it was not fitted to. docs/validation.md.",
+        epilog=examples(
+            "llm-roofline validate --engine calibrated", "llm-roofline validate --cv --out figures"
+        ),
+    )
     v.add_argument(
         "--engine",
         default="ideal",
@@ -283,7 +296,15 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     json_flag(v)
     v.set_defaults(func=cmd_validate)
 
-    c = sub.add_parser("calibrate", help="fit the calibrated engine to the validation set")
+    c = sub.add_parser(
+        "calibrate",
+        help="fit the calibrated engine to the validation set",
+        description="Refit the calibrated engine's constants (the share of peak each term "
+        "reaches, and fixed times per pass and per layer, for each chip vendor and memory kind) "
+        "to the validation set, cross-validate them for their ranges, and print them as "
+        "profiles.toml (about 6 s). For after adding measurements to the validation set.",
+        epilog=examples("llm-roofline calibrate --out src/llm_roofline/data/profiles.toml"),
+    )
     c.add_argument(
         "--out", metavar="FILE", help="write profiles.toml here (default: standard output)"
     )
@@ -295,6 +316,10 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Measure this machine's memory bandwidth and matmul FLOP/s, then time a "
         "real PyTorch decode (random weights) over batch × context and set it against the "
         f"engine with those peaks. {RANGE_HELP}; {SIZES}.",
+        epilog=examples(
+            "llm-roofline measure --device cpu --save-hardware this-machine.toml",
+            "llm-roofline measure --device cuda --dtype bf16 --batch 1..64",
+        ),
     )
     me.add_argument(
         "--model",

@@ -5,9 +5,11 @@ cheapest chip of the catalog) and `fast-mode` (what tokens F times faster cost).
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from .. import units
+from ..sensitivity import MAX_CHIPS, MAX_STEP, MIN_STEP
 from ._common import (
     Parser,
     context_flag,
@@ -22,6 +24,31 @@ from ._common import (
     system_flags,
     time_cells,
 )
+
+
+def step_pct(text: str) -> float:
+    """--step-pct: a percentage from 0.1 to 100 (below 0.1% a step time's change is lost in
+    rounding)."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and MIN_STEP * 100 <= v <= MAX_STEP * 100):
+        raise argparse.ArgumentTypeError(
+            f"step_pct must be from {MIN_STEP * 100:g} to {MAX_STEP * 100:g} (percent), "
+            f"got {text!r}"
+        )
+    return v
+
+
+def max_chips(text: str) -> int:
+    """--max-chips: a positive integer, at most MAX_CHIPS (a limit on the search)."""
+    n = positive_int(text)
+    if n > MAX_CHIPS:
+        raise argparse.ArgumentTypeError(
+            f"max_chips must be at most {MAX_CHIPS:,} (a limit on the search), got {text!r}"
+        )
+    return n
 
 
 def _pct(x: float | None) -> str:
@@ -134,7 +161,7 @@ def _print_ranking(r: Any, step: float) -> None:
 
 
 def cmd_fast_mode(args: argparse.Namespace) -> int:
-    from ..fast_mode import fast_mode
+    from ..fast_mode import OPTIONS, fast_mode
 
     dep = deployment_from_args(args)
     res = fast_mode(
@@ -144,13 +171,13 @@ def cmd_fast_mode(args: argparse.Namespace) -> int:
         speedup=args.speedup,
         gamma=args.gamma,
         acceptance=args.acceptance,
-        draft=None if args.draft == "none" else args.draft,
+        draft=args.draft,
         max_chips=args.max_chips,
     )
     if args.json:
         dump_json(res.as_dict())
         return 0
-    settings: list[tuple[str, Any, bool]] = [("base (as given)", res.base, True)]
+    settings: list[tuple[str, Any, bool]] = [("base (no speculation)", res.base, True)]
     settings += [(o.label, o.setting, o.reaches) for o in res.options]
     unit, cells = time_cells([s.tpot_s if s is not None else None for _, s, _ in settings])
     headers = ["option", "setting", f"{unit}/token", "tok/s/user", "speed-up"]
@@ -174,7 +201,7 @@ def cmd_fast_mode(args: argparse.Namespace) -> int:
         )
     print_table(
         f"×{args.speedup:g} tokens/s per user: {_head(dep, args.context)}, base batch "
-        f"{args.batch:,}; more chips tried up to {res.max_chips}",
+        f"{args.batch:,} decoding without speculation; more chips tried up to {res.max_chips}",
         headers,
         rows,
     )
@@ -182,6 +209,8 @@ def cmd_fast_mode(args: argparse.Namespace) -> int:
     for o in res.options:
         if o.note:
             print(f"{o.label}: {o.note}")
+    for name, why in res.not_tried.items():
+        print(f"{OPTIONS[name]}: not tried: {why}")
     return 0
 
 
@@ -190,7 +219,8 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         "sensitivity",
         help="what matters most: how +10%% of each chip figure moves speed and cost",
         description="Raise each chip figure (dense FLOP/s, memory bandwidth, memory capacity, "
-        "scale-up bandwidth, price) by --step-pct on a copy of the chip and rerun the engine: "
+        "scale-up bandwidth, scale-out bandwidth, price) by --step-pct on a copy of the chip "
+        "and rerun the engine: "
         "the change of tokens/s per user, throughput and $ per million tokens, at the batch "
         "given, at the largest batch that fits and (with --tpot-ms) at the largest within a "
         "target. docs/whatif.md.",
@@ -208,9 +238,9 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     s.add_argument(
         "--step-pct",
-        type=positive_float,
+        type=step_pct,
         default=10.0,
-        help="how much each chip figure is raised, percent (default 10; at most 100)",
+        help="how much each chip figure is raised, percent (default 10; from 0.1 to 100)",
     )
     s.add_argument(
         "--across-catalog",
@@ -220,9 +250,10 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     s.add_argument(
         "--max-chips",
-        type=positive_int,
+        type=max_chips,
         default=8,
-        help="with --across-catalog: the most chips each chip may use, chips (default 8)",
+        help="with --across-catalog: the most chips each chip may use, chips (default 8; at "
+        "most 1,024)",
     )
     json_flag(s)
     s.set_defaults(func=cmd_sensitivity)
@@ -231,9 +262,10 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         "fast-mode",
         help="what tokens F× faster per user cost: a smaller batch, more chips or speculation",
         description="The cheapest way to raise tokens/s per user by --speedup from the "
-        "deployment at --batch: a smaller batch, more chips (every split up to --max-chips) or "
-        "speculative decoding, and the price multiple each implies ($ per million tokens ÷ the "
-        "base's). docs/whatif.md.",
+        "deployment at --batch (decoding without speculation): a smaller batch, more chips "
+        "(every split up to --max-chips) or speculative decoding, and the price multiple each "
+        "implies ($ per million tokens ÷ the base's). Needs a price: --price 0 is refused. "
+        "docs/whatif.md.",
     )
     system_flags(f)
     f.add_argument(
@@ -264,15 +296,17 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     f.add_argument(
         "--draft",
-        default="mtp",
-        help="speculation's draft: mtp (a multi-token-prediction layer), none (a free draft: "
-        "the most speculation can give) or a catalog model id / config.json (default mtp)",
+        default="auto",
+        help="speculation's draft: auto (the model's own multi-token-prediction layer when its "
+        "config has one, as DeepSeek-V3's; else speculation is not tried), mtp (timed as if "
+        "it had one), none (a free draft: the most speculation can give) or a draft model: a "
+        "catalog id / config.json (default auto)",
     )
     f.add_argument(
         "--max-chips",
-        type=positive_int,
+        type=max_chips,
         help="the most chips the 'more chips' option tries, chips (default: twice --chips, "
-        "at least the chip's scale-up domain up to 1,024)",
+        "at least the chip's scale-up domain; at most 1,024)",
     )
     json_flag(f)
     f.set_defaults(func=cmd_fast_mode)

@@ -1,13 +1,13 @@
 """The body of `/api/report`: a deployment's headline figures, the figures at the chosen
 batch with a one-line reading of its regime, and the curves the page draws (each about 200
-points), the ideal bound beside the engine's estimate with its range, and the warnings reading
-an uploaded config gave (an unknown `model_type`). Every number comes from the library
-(`report`, `curves`); this module only picks and shapes them for JSON."""
+points), the ideal bound beside the engine's estimate with its range, the warnings (an
+uploaded config of an unknown `model_type`, a context beyond the model's trained maximum) and,
+where a cost chart has nothing to draw, the line saying why (no price, price 0, nothing fits).
+Every number comes from the library (`report`, `curves`); this module only picks and shapes
+them for JSON (and gives a user's tokens/s, a token each step: 1 / the step)."""
 
 from __future__ import annotations
 
-import threading
-import warnings
 from typing import Any
 
 import numpy as np
@@ -15,14 +15,14 @@ import numpy as np
 from ..cost import pareto_frontier
 from ..curves import batch_axis, cost_vs_batch, latency_cost_grid, step_vs_batch, step_vs_context
 from ..deployment import Deployment
-from ..errors import LlmRooflineError, LlmRooflineWarning
-from ..hf_config import spec_from_config
-from ..report import decode_report, fit_message
+from ..errors import LlmRooflineError
+from ..hf_config import unknown_type_note
+from ..report import DecodeReport, decode_report, fit_message
 from ..roofline import balanced_context
 from ..units import mega
 from .schemas import ReportRequest
 
-__all__ = ["POINTS", "config_warnings", "report_body"]
+__all__ = ["POINTS", "config_warnings", "context_axis", "context_warnings", "report_body"]
 
 POINTS = 200
 _TERMS = (
@@ -85,6 +85,9 @@ def _at_batch(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
         at["t_step_low_s"] = at["t_step_high_s"] = None
     if not dep.chip.price_usd_per_s > 0:
         at["usd_per_million_tokens"] = None
+    # each sequence gets one token a step: a user's tokens/s (the whole batch's is tokens_per_s)
+    t = at["t_step_s"]
+    at["tokens_per_s_per_user"] = 1.0 / t if t else None
     return {
         "batch": req.batch,
         "context_len": S,
@@ -104,17 +107,33 @@ def _at_batch(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
     }
 
 
-def _costs(dep: Deployment, context_len: int, B: Any) -> dict[str, Any]:
-    """Cost per token against batch and the latency-cost frontier (a chip with a price)."""
-    out: dict[str, Any] = {"cost_vs_batch": None, "frontier": None}
+def _unpriced_note(dep: Deployment, req: ReportRequest) -> str:
+    """Why there is no $ figure: a price of 0 (hardware you own) or no price at all."""
+    if req.price_usd_per_hour == 0:
+        return "price 0: hardware you own, so no $ per token"
+    return f"no price for {dep.chip.id}: give one (Price, $ per chip-hour)"
+
+
+def _costs(dep: Deployment, req: ReportRequest, B: Any) -> dict[str, Any]:
+    """Cost per token against batch and the latency-cost frontier (a chip with a price), each
+    with the line the page shows instead when there is none (`cost_note`, `frontier_note`)."""
+    S = req.context_len
+    out: dict[str, Any] = {
+        "cost_vs_batch": None,
+        "frontier": None,
+        "cost_note": None,
+        "frontier_note": None,
+    }
     if not dep.chip.price_usd_per_s > 0:
+        out["cost_note"] = out["frontier_note"] = _unpriced_note(dep, req)
         return out
-    c = cost_vs_batch(dep, context_len, B)
+    c = cost_vs_batch(dep, S, B)
     out["cost_vs_batch"] = {
         "batch": _f(B),
         **{f"{k}_usd_per_million": _f(v * mega) for k, v in c.items() if k != "batch"},
     }
-    g = latency_cost_grid(dep, context_len)
+    most = max(dep.chips, dep.chip.scale_up_domain, 8)  # the grid's own default, named here
+    g = latency_cost_grid(dep, S, max_chips=most)
     if g["chips"].size:
         front = pareto_frontier(g["latency_s"], g["usd_per_token"])
         out["frontier"] = {
@@ -124,25 +143,46 @@ def _costs(dep: Deployment, context_len: int, B: Any) -> dict[str, Any]:
             "batch": _f(g["batch"]),
             "frontier": [int(i) for i in front],
         }
+    else:
+        out["frontier_note"] = (
+            f"nothing to draw: at context {S:,} not one sequence fits on the chip counts the "
+            f"frontier tries (powers of two up to {most:,} × {dep.chip.id}, each split by "
+            "the rule); the line above says what would fit"
+        )
     return out
 
 
-# `warnings.catch_warnings` swaps process-wide state: one request records at a time
-_RECORDING = threading.Lock()
-
-
 def config_warnings(req: ReportRequest) -> list[str]:
-    """The warnings reading the request's uploaded config gives (none for a catalog model):
-    the config read again, its warnings recorded rather than printed."""
+    """The note reading the request's uploaded config gives (an unknown `model_type`; none for
+    a catalog model): `hf_config.unknown_type_note`, a pure call, so that no other request's
+    warning can land in this answer."""
     if req.config is None:
         return []
-    with _RECORDING, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LlmRooflineWarning)
-        try:
-            spec_from_config(req.config, name=req.model or "uploaded config", source="upload")
-        except LlmRooflineError:  # refused: the deployment's own error says so
-            return []
-    return [str(w.message) for w in caught if issubclass(w.category, LlmRooflineWarning)]
+    try:
+        note = unknown_type_note(req.config, name=req.model or "uploaded config", source="upload")
+    except LlmRooflineError:  # refused: the deployment's own error says so
+        return []
+    return [note] if note else []
+
+
+def context_warnings(rep: DecodeReport) -> list[str]:
+    """The command line's warning for a context beyond the model's trained maximum."""
+    if not rep.beyond_max_context or rep.max_context is None:
+        return []
+    return [
+        f"context {rep.context_len:,} is beyond the model's trained maximum "
+        f"({rep.max_context:,}); the numbers extrapolate"
+    ]
+
+
+def context_axis(dep: Deployment, context_len: int, points: int = POINTS) -> Any:
+    """Contexts for the step-vs-context chart: from 64 tokens to the model's trained maximum
+    (at least 131,072), or a quarter past the chosen context when it is beyond that; the
+    chosen context itself always on the axis."""
+    top = max(dep.model.max_context or 0, 131072)
+    if context_len > top:
+        top = int(np.ceil(1.25 * context_len))
+    return np.unique(np.append(np.geomspace(64, top, points).round(), context_len))
 
 
 def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
@@ -152,7 +192,7 @@ def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
     B, _ = batch_axis(dep, S, POINTS)
     B = np.unique(np.append(B, req.batch))  # the chosen batch is always on the axis
     spec = dep.model
-    contexts = np.unique(np.geomspace(64, max(spec.max_context or 0, 131072), POINTS).round())
+    contexts = context_axis(dep, S)
     return {
         "model": spec.name,
         "hardware": dep.chip.id,
@@ -160,7 +200,7 @@ def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
         "deployment": dep.as_dict(),
         "split": dep.split_text(),
         "engine": dep.engine,
-        "warnings": config_warnings(req),
+        "warnings": config_warnings(req) + context_warnings(rep),
         "latency_floor_s": rep.latency_floor_s,
         "balance_batch": rep.balance_batch,
         "balanced_context": balanced_context(
@@ -171,5 +211,5 @@ def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
         "at_batch": _at_batch(dep, req),
         "step_vs_batch": _curve(step_vs_batch(dep, S, B), "batch"),
         "step_vs_context": _curve(step_vs_context(dep, req.batch, contexts), "context_len"),
-        **_costs(dep, S, B),
+        **_costs(dep, req, B),
     }

@@ -15,6 +15,7 @@ from ..catalog import get_hardware, hardware_records, list_hardware, list_models
 from ..deployment import Deployment
 from ..dtypes import list_dtypes
 from ..errors import ConfigError, InputError
+from ..hardware import Chip
 from ..hf_config import spec_from_config
 from ..model import ModelSpec
 from ..roofline import OVERLAP_MODES
@@ -344,6 +345,36 @@ def _plan_model(req: PlanRequest) -> str | ModelSpec:
     return req.model
 
 
+def _plan_chips(req: PlanRequest) -> list[Chip]:
+    """The request's catalog chips, each at the request's price where it gives one (a 400
+    naming `prices` for a price of a chip not among `hardware`, or one that is not a positive
+    number: plan ranks fleets by cost, so hardware you own, price 0, cannot be planned)."""
+    prices = req.prices or {}
+    for hw, usd in prices.items():
+        if hw not in req.hardware:
+            raise InputError(
+                f"a price for {hw!r}, which is not among the hardware to plan on "
+                f"({', '.join(req.hardware)})",
+                field="prices",
+            )
+        if not (math.isfinite(usd) and 0 < usd <= 1000):
+            raise InputError(
+                f"the price of {hw} must be over 0 and at most 1000 $ per chip-hour, got {usd!r}"
+                + (
+                    ": a plan ranks fleets by cost, so hardware you own (price 0) cannot be "
+                    "costed; leave the price empty for the catalog's"
+                    if usd == 0
+                    else ""
+                ),
+                field="prices",
+            )
+    out = []
+    for h in req.hardware:
+        chip = get_hardware(h, files=False)  # catalog ids only
+        out.append(chip.with_price(prices[h]) if h in prices else chip)
+    return out
+
+
 PLAN_SECONDS = 60.0  # a plan search past this is stopped (a 400): `llm-roofline plan` has no limit
 
 
@@ -356,7 +387,7 @@ def plan(req: PlanRequest) -> dict[str, Any]:
     own config: the server reads no file."""
     from ..plan import plan as search
 
-    chips = [get_hardware(h, files=False) for h in req.hardware]  # catalog ids only
+    chips = _plan_chips(req)
     model = _plan_model(req)
     res = search(
         model,
@@ -379,4 +410,13 @@ def plan(req: PlanRequest) -> dict[str, Any]:
         time_limit_s=PLAN_SECONDS,
     )
     body: dict[str, Any] = _json(res.as_dict())
+    # the price each chip was costed at, and whether it was the request's or the catalog's
+    given = req.prices or {}
+    body["prices"] = {
+        h: {
+            "usd_per_hour": c.price_usd_per_s * hour,
+            "source": "request" if h in given else "catalog",
+        }
+        for h, c in zip(req.hardware, chips, strict=True)
+    }
     return body

@@ -147,7 +147,8 @@ def pricing(req: PricingRequest) -> dict[str, Any]:
 def cost_against_context(req: CostVsContextRequest) -> dict[str, Any]:
     """$ per million output tokens against context (`economics.cost_vs_context`) at the largest
     batch that fits at each context (null where not even one sequence fits; `no_fit_from` is the
-    first such context) and at batch 1, with the model's trained maximum context."""
+    smallest such context, whatever the order the contexts were given in) and at batch 1, with
+    the model's trained maximum context."""
     dep = deployment_of(req)
     contexts = req.contexts or _default_contexts()
     curve = cost_vs_context(dep, contexts)
@@ -157,7 +158,7 @@ def cost_against_context(req: CostVsContextRequest) -> dict[str, Any]:
             **_about(dep),
             **curve,
             "max_context": dep.model.max_context,
-            "no_fit_from": float(none_fit[0]) if none_fit.size else None,
+            "no_fit_from": float(np.min(none_fit)) if none_fit.size else None,
         }
     )
     return out

@@ -59,11 +59,11 @@ def sensitivity(req: SensitivityRequest) -> dict[str, Any]:
 
 
 def _draft(name: str) -> str | ModelSpec | None:
-    """The request's draft: mtp, none, or a catalog model (ids only: the server reads no
+    """The request's draft: auto, mtp, none, or a catalog model (ids only: the server reads no
     files); an unknown id is a 400 naming `draft`."""
     key = name.strip().lower()
-    if key in ("mtp", "none"):
-        return None if key == "none" else "mtp"
+    if key in ("auto", "mtp", "none"):
+        return None if key == "none" else key
     try:
         return model_entry(key).spec
     except UnknownIdError as exc:
@@ -72,12 +72,19 @@ def _draft(name: str) -> str | ModelSpec | None:
 
 @api_whatif.post("/fast-mode")
 def fast_mode(req: FastModeRequest) -> dict[str, Any]:
-    """The cheapest way to raise tokens/s per user by `speedup` from the base `batch` (a
-    smaller batch, more chips, speculative decoding), the price multiple each implies, and each
-    option's frontier of price multiple against speed-up (`llm-roofline fast-mode --json`)."""
+    """The cheapest way to raise tokens/s per user by `speedup` from the base `batch` (decoding
+    without speculation): a smaller batch, more chips, speculative decoding (by default only
+    with the model's own MTP layer; `not_tried` says why an option was left out), the price
+    multiple each implies, and each option's frontier of price multiple against speed-up
+    (`llm-roofline fast-mode --json`)."""
     from ..fast_mode import fast_mode as run
+    from ..fast_mode import mtp_layers_in
 
     dep = deployment_of(req)
+    # the MTP layers the uploaded config.json or the catalog model's states (the server reads
+    # no files: never the library's reading of a config.json by path)
+    cfg = req.config if req.config is not None else model_entry(str(req.model)).config
+    mtp = mtp_layers_in(cfg)
     res = run(
         dep,
         context_len=req.context_len,
@@ -87,5 +94,6 @@ def fast_mode(req: FastModeRequest) -> dict[str, Any]:
         acceptance=req.acceptance,
         draft=_draft(req.draft),
         max_chips=req.max_chips,
+        mtp_layers=mtp,
     )
     return dict(_finite(res.as_dict()))

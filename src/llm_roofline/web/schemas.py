@@ -53,7 +53,13 @@ class SystemQuery(BaseModel):
         "calibrated",
         description="ideal, calibrated, or an engine family (vllm, trtllm, sglang, llamacpp, ...)",
     )
-    price_usd_per_hour: float | None = Field(None, gt=0, le=1000)
+    price_usd_per_hour: float | None = Field(
+        None,
+        ge=0,
+        le=1000,
+        allow_inf_nan=False,
+        description="$ per chip-hour, over the catalog's; 0 is hardware you own (no $ per token)",
+    )
     overlap: Overlap = "full"
 
 
@@ -132,6 +138,12 @@ class PlanRequest(BaseModel):
         max_length=6,
         description="catalog hardware ids to choose from (each with a price), e.g. "
         '["h100-sxm", "mi300x"]',
+    )
+    prices: dict[str, float] | None = Field(
+        None,
+        max_length=6,
+        description="$ per chip-hour for some of `hardware`, over the catalog's: "
+        '{"h100-sxm": 2.0}',
     )
     rate: float = _positive(..., le=1e6, description="requests/s (Poisson)")
     input_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean prompt tokens")

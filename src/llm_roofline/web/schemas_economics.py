@@ -58,13 +58,18 @@ class PricingRequest(SystemQuery):
     )
 
 
-def _each(values: list[float] | None, lo: float, hi: float, what: str) -> list[float] | None:
-    """Every item finite and within [lo, hi]; checked on the whole list, so that an error
-    names the list (the app names a 422 by the last part of its location)."""
+def _each(
+    values: list[float] | None, lo: float, hi: float, what: str, *, whole: bool = False
+) -> list[float] | None:
+    """Every item finite and within [lo, hi] (with `whole`, a whole number: 4096 or 4096.0);
+    checked on the whole list, so that an error names the list (the app names a 422 by the
+    last part of its location)."""
     if values is not None:
         for i, v in enumerate(values):
             if not (math.isfinite(v) and lo <= v <= hi):
                 raise ValueError(f"item {i} is {v!r}: {what} must be from {lo:g} to {hi:g}")
+            if whole and v != math.floor(v):
+                raise ValueError(f"item {i} is {v!r}: {what} must be whole numbers of tokens")
     return values
 
 
@@ -75,13 +80,14 @@ class CostVsContextRequest(SystemQuery):
         None,
         min_length=1,
         max_length=POINTS,
-        description="tokens (default: 60 points from 256 to 1,048,576, as the command line)",
+        description="tokens, whole numbers (default: 60 points from 256 to 1,048,576, as the "
+        "command line)",
     )
 
     @field_validator("contexts")
     @classmethod
     def _contexts(cls, v: list[float] | None) -> list[float] | None:
-        return _each(v, 1, 1e9, "contexts (tokens)")
+        return _each(v, 1, 1e9, "contexts (tokens)", whole=True)
 
 
 class CacheTiersRequest(SystemQuery):

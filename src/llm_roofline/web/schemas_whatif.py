@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field, StrictInt
 
+from ..sensitivity import MAX_CHIPS, MAX_STEP, MIN_STEP
 from .schemas import SystemQuery
 
 __all__ = ["FastModeRequest", "SensitivityRequest"]
@@ -25,7 +26,12 @@ class SensitivityRequest(SystemQuery):
         "it' and bounds the catalog's search",
     )
     step_pct: float = Field(
-        10.0, gt=0, le=100, allow_inf_nan=False, description="how much each figure is raised, %"
+        10.0,
+        ge=MIN_STEP * 100,
+        le=MAX_STEP * 100,
+        allow_inf_nan=False,
+        description="how much each figure is raised, % (from 0.1: below it a step time's change "
+        "is lost in rounding)",
     )
     across_catalog: bool = Field(
         False, description="also rank every catalog chip by its cheapest $ per token"
@@ -55,16 +61,17 @@ class FastModeRequest(SystemQuery):
         description="speculation: the probability each drafted token is accepted",
     )
     draft: str = Field(
-        "mtp",
+        "auto",
         min_length=1,
         max_length=100,
-        description="speculation's draft: mtp (a multi-token-prediction layer), none (free), or "
-        "a catalog model id",
+        description="speculation's draft: auto (the model's own multi-token-prediction layer "
+        "when its config has one, else speculation is not tried), mtp (as if it had one), none "
+        "(free), or a catalog model id",
     )
     max_chips: StrictInt | None = Field(
         None,
         ge=1,
-        le=128,
+        le=MAX_CHIPS,
         description="the most chips 'more chips' tries (default: twice the chips, at least the "
-        "chip's scale-up domain up to 1,024)",
+        "chip's scale-up domain; at most 1,024)",
     )

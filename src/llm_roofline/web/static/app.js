@@ -39,6 +39,8 @@ function fmtRange(lo, hi, centre) {
   const k = centre >= 1 ? 1 : centre >= 1e-3 ? 1e3 : 1e6;
   return `(${(lo * k).toPrecision(3)}–${(hi * k).toPrecision(3)})`;
 }
+// tokens/s per user: three figures below 100 (8.54), whole numbers above
+const fmtPerUser = (x) => (x < 100 ? String(+x.toPrecision(3)) : fmtNum(x));
 const fmtGB = (b) => (b / 1e9).toLocaleString("en-US", { maximumFractionDigits: 1 }) + " GB";
 
 function fill(select, items, value) {
@@ -52,14 +54,28 @@ function fill(select, items, value) {
   if (value !== undefined) select.value = value;
 }
 
-// ---- the batch: a number input (the batch itself) and a log2 slider kept in step ----
-function batchValue() {
-  const v = Number($("batch").value);
-  return Number.isFinite(v) && v >= 1 ? Math.round(v) : $("batch").value.trim();
+// ---- the context and the batch: counts as the command line reads them (16k = 16,384) ----
+const COUNTS = { context_len: "context", batch: "batch" }; // API field -> input id
+// the count typed in a field, or null when it is not one (countError says why)
+function countOf(field) {
+  try { return LR.count($(COUNTS[field]).value, field); } catch (e) { return null; }
 }
+// the first count field that does not read as a count: {line, field}, or null
+function countError() {
+  for (const field of Object.keys(COUNTS)) {
+    try { LR.count($(COUNTS[field]).value, field); } catch (e) { return { line: e.message, field }; }
+  }
+  return null;
+}
+// once a field is left, a count typed as 32k shows as the number it is (32768)
+function normalizeCount(field) {
+  const n = countOf(field);
+  if (n !== null && $(COUNTS[field]).value.trim() !== String(n)) $(COUNTS[field]).value = String(n);
+}
+// the batch's log2 slider follows the batch
 function syncSlider() {
-  const v = Number($("batch").value);
-  if (Number.isFinite(v) && v >= 1) $("batch_slider").value = String(Math.log2(v));
+  const v = countOf("batch");
+  if (v !== null) $("batch_slider").value = String(Math.log2(v));
 }
 
 // ---- the chip editor ----
@@ -175,6 +191,7 @@ function readUrl() {
     if (!q.has(f) || (f === "model" && model.startsWith(UPLOAD))) continue;
     ctl(f).value = q.get(f);
   }
+  for (const f of Object.keys(COUNTS)) normalizeCount(f); // context_len=32k shows as 32768
   syncSlider();
   $("pad_heads").checked = q.get("pad_heads") === "1";
   resetChip();
@@ -188,6 +205,8 @@ function writeUrl() {
   const pairs = {};
   for (const k of new URLSearchParams(location.search).keys()) if (k.startsWith("chip.") || k === "context") pairs[k] = null;
   for (const f of FIELDS) pairs[f] = ctl(f).value;
+  // the URL holds the true count (context_len=32768 for 32k); text that is not one, as typed
+  for (const f of Object.keys(COUNTS)) if (countOf(f) !== null) pairs[f] = String(countOf(f));
   for (const f of OPTIONAL) pairs[f] = ctl(f).value.trim();
   pairs.overlap = ctl("overlap").value === "full" ? null : ctl("overlap").value;
   pairs.pad_heads = $("pad_heads").checked ? "1" : null;
@@ -204,11 +223,11 @@ function typed(v) {
 }
 // the body of /api/report for the controls, or null when they make no deployment
 function requestBody() {
-  if (noDeploymentReason()) return null;
+  if (noDeploymentReason() || countError()) return null;
   const body = {
     chips: typed($("chips").value) ?? 1,
     weight_dtype: $("weight_dtype").value, kv_dtype: $("kv_dtype").value,
-    context_len: typed($("context").value) ?? 1, batch: batchValue(),
+    context_len: countOf("context_len"), batch: countOf("batch"),
     engine: $("engine").value || "calibrated",
   };
   if ($("overlap").value && $("overlap").value !== "full") body.overlap = $("overlap").value;
@@ -226,8 +245,8 @@ function requestBody() {
 
 // ---- the deployment view's numbers and charts ----
 function clearNumbers() {
-  for (const id of ["n_batch", "n_step", "n_tps", "n_usd", "n_bound", "n_floor", "n_bstar", "n_mem", "n_max", "split"]) $(id).textContent = "–";
-  for (const id of ["n_engine_note", "regime_text", "fit", "l_tps", "l_usd"]) $(id).textContent = "";
+  for (const id of ["n_batch", "n_step", "n_tps", "n_tpu", "n_usd", "n_bound", "n_floor", "n_bstar", "n_bctx", "n_mem", "n_max", "split"]) $(id).textContent = "–";
+  for (const id of ["n_engine_note", "regime_text", "fit", "l_tps", "l_tpu", "l_usd", "n_usd_note"]) $(id).textContent = "";
   delete $("n_step").dataset.idealS; delete $("n_step").dataset.stepS; delete $("n_usd").dataset.usd;
 }
 function drawNumbers(r) {
@@ -245,20 +264,22 @@ function drawNumbers(r) {
   $("n_engine_note").textContent = !e ? "" : eng === "ideal"
     ? `engine ideal: ${e.note}`
     : `engine ${eng}: ${e.note}` + (e.low !== null ? `; range ×${e.low.toFixed(2)}–${e.high.toFixed(2)} of its estimate` : "");
-  $("l_tps").textContent = `(${eng})`;
-  $("l_usd").textContent = `(${eng})`;
+  for (const id of ["l_tps", "l_tpu", "l_usd"]) $(id).textContent = `(${eng})`;
   $("n_tps").textContent = fmtNum(a.tokens_per_s);
+  $("n_tpu").textContent = a.tokens_per_s_per_user === null ? "–" : fmtPerUser(a.tokens_per_s_per_user);
   const usd = a.usd_per_million_tokens;
-  $("n_usd").textContent = usd === null ? "no price" : "$" + usd.toPrecision(3);
+  $("n_usd").textContent = usd === null ? "–" : "$" + usd.toPrecision(3);
+  $("n_usd_note").textContent = usd === null ? r.cost_note || "" : "";
   if (usd === null) delete $("n_usd").dataset.usd; else $("n_usd").dataset.usd = usd;
   $("n_bound").textContent = a.bound;
   $("n_floor").textContent = fmtTime(r.latency_floor_s);
   $("n_bstar").textContent = fmtNum(r.balance_batch);
+  $("n_bctx").textContent = r.balanced_context === null ? "–" : `${fmtNum(r.balanced_context)} tokens`;
   $("n_mem").textContent = `${fmtGB(a.memory_per_chip_bytes)} of ${fmtGB(a.memory_capacity_bytes)}`;
   $("n_mem").classList.toggle("bad", !a.fits);
   $("n_max").textContent = fmtNum(r.max_batch);
   $("regime_text").textContent = a.regime;
-  $("fit").textContent = a.fit_message || "";
+  $("fit").textContent = LR.pageText(a.fit_message || "");
 }
 
 const ms = (arr) => arr.map((v) => (v === null || v === undefined ? null : v * 1e3));
@@ -316,14 +337,14 @@ const uirev = (r) => JSON.stringify([r.model, r.hardware, r.chips, r.split, r.at
 function drawCharts(r) {
   const a = r.at_batch, eng = r.engine, rev = uirev(r);
   const end = batchEnd(r);
-  const fitBand = r.max_batch < end ? [{ x0: Math.max(r.max_batch, 0), x1: null, label: "does not fit in memory" }] : [];
-  const bstar = { x: r.balance_batch, label: `B* ${LR.fmtShort(r.balance_batch)}`, color: C.mark };
-  const here = { x: a.batch, label: `batch ${fmtNum(a.batch)}`, color: "#374151", dash: "dash" };
+  const fitBand = r.max_batch < end ? [{ x0: Math.max(r.max_batch, 0), x1: null, label: "does not fit in memory", hover: LR.DEFS.nofit }] : [];
+  const bstar = { x: r.balance_batch, label: `B* ${LR.fmtShort(r.balance_batch)}`, color: C.mark, hover: LR.DEFS.bstar };
+  const here = { x: a.batch, label: `batch ${fmtNum(a.batch)}`, color: "#374151", dash: "dash", hover: "the batch chosen above" };
   const sb = r.step_vs_batch;
   LR.plot($("c_batch"), [...termTraces(sb, sb.batch), ...stepTraces(sb, sb.batch, eng)], {
     x: { title: "batch (sequences)", range: [0, end] }, y: { title: "time per decode step (ms)", fromZero: true },
     vlines: [bstar, here], bands: fitBand,
-    hlines: [{ y: r.latency_floor_s * 1e3, label: `latency floor ${fmtTime(r.latency_floor_s)}` }],
+    hlines: [{ y: r.latency_floor_s * 1e3, label: `latency floor ${fmtTime(r.latency_floor_s)}`, hover: LR.DEFS.floor }],
     uirevision: rev,
   });
   const sc = r.step_vs_context, S = a.context_len;
@@ -331,13 +352,12 @@ function drawCharts(r) {
   LR.plot($("c_context"), [...termTraces(sc, sc.context_len), ...stepTraces(sc, sc.context_len, eng)], {
     x: { title: "context (tokens)", log: true }, y: { title: "time per decode step (ms)", log: true },
     vlines: [
-      { x: r.balanced_context, label: `balanced context ${LR.fmtShort(r.balanced_context)}`, color: C.mark },
-      { x: S, label: `context ${fmtNum(S)}`, color: "#374151", dash: "dash" },
+      { x: r.balanced_context, label: `balanced context ${LR.fmtShort(r.balanced_context)}`, color: C.mark, hover: LR.DEFS.bctx },
+      { x: S, label: `context ${fmtNum(S)}`, color: "#374151", dash: "dash", hover: "the context chosen above" },
     ],
-    bands: from === null ? [] : [{ x0: from, x1: sc.context_len[sc.context_len.length - 1], label: "does not fit in memory" }],
+    bands: from === null ? [] : [{ x0: from, x1: sc.context_len[sc.context_len.length - 1], label: "does not fit in memory", hover: LR.DEFS.nofit }],
     uirevision: rev,
   });
-  const noPrice = "no price for this chip: give one (Price, $ per chip-hour)";
   if (r.cost_vs_batch) {
     const c = r.cost_vs_batch, x = c.batch, usd = { unit: "$/M tokens" };
     const s = [
@@ -352,7 +372,7 @@ function drawCharts(r) {
       x: { title: "batch (sequences)", log: true, range: [1, end] }, y: { title: "$ per million output tokens", log: true },
       vlines: [bstar, here], bands: fitBand, uirevision: rev,
     });
-  } else LR.plot($("c_cost"), [], { message: noPrice });
+  } else LR.plot($("c_cost"), [], { message: r.cost_note || "no cost to draw" });
   $("front_engine").textContent = `(${eng}; log axes)`;
   if (r.frontier) {
     const f = r.frontier;
@@ -372,7 +392,7 @@ function drawCharts(r) {
       x: { title: "$ per million output tokens", log: true }, y: { title: "time per output token (ms)", log: true },
       hovermode: "closest", uirevision: rev,
     });
-  } else LR.plot($("c_front"), [], { message: noPrice });
+  } else LR.plot($("c_front"), [], { message: r.frontier_note || "no frontier to draw" });
 }
 function clearCharts(line) {
   for (const id of ["c_batch", "c_context", "c_cost", "c_front"]) LR.plot($(id), [], { message: "no result: " + line });
@@ -416,7 +436,16 @@ async function update() {
   for (const el of document.querySelectorAll("#controls .bad_field")) el.classList.remove("bad_field");
   const body = requestBody();
   try {
-    if (body === null) { noResult(noDeploymentReason(), "config"); return; }
+    if (noDeploymentReason()) { noResult(noDeploymentReason(), "config"); return; }
+    const bad = countError();
+    if (bad && !LR.lastReport) { noResult(bad.line, bad.field); return; } // nothing to keep
+    if (bad) { // a context or batch that is not a count: said so, the last good view kept greyed
+      $("error").textContent = bad.line;
+      markField(bad.field);
+      document.body.classList.add("stale");
+      LR.fireNoDeployment(bad.line);
+      return;
+    }
     const { ok, status, data } = await LR.api("/api/report", body);
     if (pending !== token) return;
     if (!ok) {
@@ -487,6 +516,7 @@ async function main() {
     ctl(f).addEventListener("input", later); ctl(f).addEventListener("change", later);
   }
   $("batch").addEventListener("input", syncSlider);
+  for (const f of Object.keys(COUNTS)) $(COUNTS[f]).addEventListener("change", () => normalizeCount(f));
   $("batch_slider").addEventListener("input", () => { $("batch").value = String(Math.round(2 ** Number($("batch_slider").value))); later(); });
   $("hardware").addEventListener("change", () => { resetChip(); later(); });
   $("chip_reset").addEventListener("click", () => { resetChip(); later(); });

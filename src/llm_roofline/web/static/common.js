@@ -85,6 +85,47 @@ const LR = (() => {
   const onNoDeployment = (fn) => on("no-deployment", fn);
   const fireNoDeployment = (line) => emit("no-deployment", line);
 
+  // ---- counts as people write them: the command line's rules (units.parse_count) ----
+  // count("32k") is 32,768: k, M and G are binary (1,024, 1,048,576, 2^30), any case; commas
+  // and underscores separate thousands; a decimal or exponent is fine when the count comes out
+  // whole ("1.5k" is 1,536, "1e3" 1,000). Anything else throws an Error whose message is one
+  // line naming `name`, never a different number. Exact: decimal digits in BigInt.
+  const COUNT_HELP = "k = 1,024, M = 1,048,576: 16k = 16,384";
+  const SUFFIX = { k: 10n, m: 20n, g: 30n };
+  function count(text, name) {
+    const raw = String(text);
+    const bad = new Error(`${name || "value"} must be a positive integer (or a size like 16k or 1M; ${COUNT_HELP}), got '${raw.trim()}'`);
+    let s = raw.trim().replace(/[_,]/g, "");
+    const shift = SUFFIX[s.slice(-1).toLowerCase()];
+    if (shift !== undefined) s = s.slice(0, -1);
+    const m = /^\+?(\d*)(?:\.(\d*))?(?:e([+-]?\d{1,4}))?$/i.exec(s);
+    if (!m || (m[1] + (m[2] || "")) === "") throw bad;
+    const frac = m[2] || "";
+    let num = BigInt(m[1] + frac || "0") << (shift || 0n);
+    let exp = BigInt(m[3] || "0") - BigInt(frac.length); // value = num × 10^exp
+    if (exp >= 0n) num *= 10n ** exp;
+    else {
+      const div = 10n ** -exp;
+      if (num % div !== 0n) throw bad; // not whole
+      num /= div;
+    }
+    if (num < 1n) throw bad;
+    return Number(num);
+  }
+  // a line of the library's meant for the command line, in the page's words: its flags
+  // become the controls that set the same thing (display only)
+  const pageText = (t) => String(t)
+    .replace(/--kv-dtype (\S+?)(?=[,;)]|\s|$)/g, "KV cache $1")
+    .replace(/--weight-dtype (\S+?)(?=[,;)]|\s|$)/g, "Weights $1");
+
+  // ---- the lecture's markers, defined (the cards' tooltips and the charts' marker hovers) ----
+  const DEFS = {
+    bstar: "B*, the balance batch: the batch at which the step's compute time equals its weight-fetch time; memory-bound below it (batching more is almost free), compute-bound above",
+    floor: "latency floor: all the weights a token needs, read once at full memory bandwidth; the fastest a token can come, whatever the batch",
+    bctx: "balanced context: the context at which one sequence's KV-cache fetch takes as long as its matmuls; beyond it, reading the KV cache bounds the step",
+    nofit: "beyond here the weights, KV cache and activations need more memory than a chip has",
+  };
+
   // ---- formats (display only) ----
   function fmtTime(s) {
     if (s === null || s === undefined) return "–";
@@ -115,9 +156,11 @@ const LR = (() => {
   //   opts.bands = [{x0, x1, label, color}]: shaded spans, each labelled (x1 null: to the end)
   //   opts.empty: the message shown when there is nothing to draw (or opts.message: always)
   //   opts.hovermode ("x unified" by default; "closest" for scatter), opts.height, opts.uirevision
-  // Log axes tick at powers of ten; the legend sits below the plot; labels that would overlap
-  // are stacked, labels that would leave the plot are turned inwards. Hover, zoom and PNG/SVG
-  // export come from plotly's mode bar.
+  //   each of vlines, hlines and bands may carry `hover`: its definition, read on its label
+  // Log axes tick at powers of ten (and 2 and 5 when fewer than three decades show), written
+  // 1, 10, 100, 1k, 0.01; the legend sits below the plot; the markers' and bands' labels sit in
+  // a strip above the plot (no curve crosses them), stacked when they would overlap and turned
+  // inwards when they would leave it. Hover, zoom and PNG/SVG export come from plotly's mode bar.
   const PALETTE = {
     compute: "#2563eb", weights: "#ea580c", kv: "#16a34a", comm: "#9333ea", memory: "#dc2626",
     ideal: "#111827", engine: "#0f766e", dots: "#9ca3af", mark: "#7c3aed", floor: "#b45309",
@@ -151,11 +194,10 @@ const LR = (() => {
     };
     if (a.hoverTitle !== false) out.unifiedhovertitle = { text: `${plotText(a.short || a.title || "")} %{x:,.4~g}` };
     if (a.log) {
-      // ticks at powers of ten, the range out to whole decades (two labelled ticks at least);
-      // SI prefixes read 1k, 10k, 1M; below 0.01 a prefix (1m) would read as millions, so an
-      // axis reaching there writes powers of ten
+      // ticks at powers of ten (and 2 and 5 of each decade when fewer than three show), written
+      // as plain numbers with k, M, G (logTicks); the range out until two powers of ten show
       const e = a.range ? a.range : extent(values, true);
-      Object.assign(out, { type: "log", dtick: 1, minor: { ticks: "outside", ticklen: 2, showgrid: false, tickcolor: "#c4c8cf" } });
+      Object.assign(out, { type: "log", minor: { ticks: "outside", ticklen: 2, showgrid: false, tickcolor: "#c4c8cf", dtick: "D1" } });
       if (a.range) out.range = a.range.map(lg);
       else if (e) {
         // out to the nearest powers of ten until two of them show
@@ -169,13 +211,51 @@ const LR = (() => {
         }
         out.range = [lo, hi];
       }
-      if (out.range && out.range[0] < -2) out.exponentformat = "power";
+      if (out.range) Object.assign(out, logTicks(out.range[0], out.range[1]));
     } else if (a.range) {
       out.range = a.range.slice();
     } else if (a.fromZero) {
       out.rangemode = "tozero";
     }
     return out;
+  }
+  // a log axis's tick labels: plain numbers with k, M, G as the counts elsewhere on the page
+  // (1, 20, 500, 1k, 2M, 0.05); below 0.0001 an exponent (1e-5)
+  function tickText(v) {
+    const a = Math.abs(v), p = (x) => String(+x.toPrecision(3));
+    if (a >= 1e9) return p(v / 1e9) + "G";
+    if (a >= 1e6) return p(v / 1e6) + "M";
+    if (a >= 1e3) return p(v / 1e3) + "k";
+    return a >= 1e-4 ? p(v) : v.toExponential(0);
+  }
+  // the ticks of a log axis over [lo, hi] (log10 units): every power of ten, and 2 and 5 of
+  // each decade too when fewer than three decades show (as the library's figures do)
+  function logTicks(lo, hi) {
+    const mantissas = hi - lo < 3 ? [1, 2, 5] : [1], vals = [];
+    for (let k = Math.floor(lo); k <= Math.ceil(hi); k++) {
+      for (const m of mantissas) {
+        const v = Number(`${m}e${k}`); // exact decimal, not m × 10^k in floating point
+        if (lg(v) >= lo - 1e-9 && lg(v) <= hi + 1e-9) vals.push(v);
+      }
+    }
+    return { tickmode: "array", tickvals: vals, ticktext: vals.map(tickText) };
+  }
+  // after a zoom (or its reset, or a redraw keeping the reader's zoom) the log axes' ticks
+  // follow the range shown
+  function retick(el) {
+    if (el._lrReticking) return null; // its own relayout's event
+    const update = {};
+    for (const name of ["xaxis", "yaxis"]) {
+      const a = el._fullLayout && el._fullLayout[name];
+      if (!a || a.type !== "log" || !a.range) continue;
+      const t = logTicks(a.range[0], a.range[1]);
+      if (JSON.stringify(t.tickvals) === JSON.stringify(a.tickvals)) continue;
+      update[name + ".tickvals"] = t.tickvals;
+      update[name + ".ticktext"] = t.ticktext;
+    }
+    if (!Object.keys(update).length) return null;
+    el._lrReticking = true;
+    return Promise.resolve(Plotly.relayout(el, update)).finally(() => { el._lrReticking = false; });
   }
   // where an x sits in plotly's coordinates for an annotation: log10 on a log axis (a shape
   // takes the data value itself)
@@ -202,8 +282,11 @@ const LR = (() => {
   function decorations(opts) {
     const shapes = [], annotations = [];
     const xo = opts.x || {}, r = xo.range || null;
-    const lab = (text, color, extra) => Object.assign({ text: plotText(text), showarrow: false, font: { size: 11, color },
-      bgcolor: "rgba(255,255,255,0.85)", borderpad: 1, yref: "paper", y: 1, yanchor: "top" }, extra);
+    // a marker's or band's label sits in a strip above the plot, where no curve crosses it;
+    // hovering it reads its definition
+    const lab = (text, color, extra, hover) => Object.assign({ text: plotText(text), showarrow: false, font: { size: 11, color },
+      bgcolor: "rgba(255,255,255,0.85)", borderpad: 1, yref: "paper", y: 1, yanchor: "bottom", yshift: 1 },
+    hover ? { hovertext: wrap(hover, 60), hoverlabel: { bgcolor: "#fff", bordercolor: color, font: { size: 11, color: "#111827" } } } : {}, extra);
     for (const b of opts.bands || []) {
       const x1 = b.x1 === null || b.x1 === undefined ? (r ? r[1] : null) : b.x1;
       if (x1 === null) continue;
@@ -212,16 +295,16 @@ const LR = (() => {
       shapes.push({ type: "rect", xref: "x", yref: "paper", x0: b.x0, x1: Math.max(x1, b.x0), y0: 0, y1: 1,
         fillcolor: b.color || PALETTE.nofit, opacity: 0.2, line: { width: 0 }, layer: "below" });
       // the label at the band's top, ending at its right edge
-      annotations.push(lab(b.label, "#4b5563", { xref: "x", x: ax(xo, hi), xanchor: "right", xshift: -2 }));
+      annotations.push(lab(b.label, "#4b5563", { xref: "x", x: ax(xo, hi), xanchor: "right", xshift: -2 }, b.hover));
     }
     for (const v of opts.vlines || []) {
       if (!finite(v.x) || (xo.log && v.x <= 0)) continue;
       const color = v.color || PALETTE.mark;
-      if (r && v.x > r[1]) { annotations.push(lab(`${v.label} →`, color, { xref: "paper", x: 1, xanchor: "right" })); continue; }
-      if (r && v.x < r[0]) { annotations.push(lab(`← ${v.label}`, color, { xref: "paper", x: 0, xanchor: "left" })); continue; }
+      if (r && v.x > r[1]) { annotations.push(lab(`${v.label} →`, color, { xref: "paper", x: 1, xanchor: "right" }, v.hover)); continue; }
+      if (r && v.x < r[0]) { annotations.push(lab(`← ${v.label}`, color, { xref: "paper", x: 0, xanchor: "left" }, v.hover)); continue; }
       shapes.push({ type: "line", xref: "x", yref: "paper", x0: v.x, x1: v.x, y0: 0, y1: 1,
         line: { color, width: 1.5, dash: v.dash || "dot" } });
-      annotations.push(lab(v.label, color, { xref: "x", x: ax(xo, v.x) }));
+      annotations.push(lab(v.label, color, { xref: "x", x: ax(xo, v.x) }, v.hover));
     }
     const yo = opts.y || {};
     for (const h of opts.hlines || []) {
@@ -229,7 +312,7 @@ const LR = (() => {
       const color = h.color || PALETTE.floor;
       shapes.push({ type: "line", xref: "paper", yref: "y", x0: 0, x1: 1, y0: h.y, y1: h.y,
         line: { color, width: 1.2, dash: h.dash || "dash" } });
-      annotations.push(lab(h.label, color, { xref: "paper", x: 0, xanchor: "left", xshift: 4, yref: "y", y: ax(yo, h.y), yanchor: "bottom" }));
+      annotations.push(lab(h.label, color, { xref: "paper", x: 0, xanchor: "left", xshift: 4, yref: "y", y: ax(yo, h.y), yanchor: "bottom", yshift: 0 }, h.hover));
     }
     return { shapes, annotations };
   }
@@ -271,6 +354,24 @@ const LR = (() => {
     return update;
   }
 
+  // the strip above the plot grows to hold its labels (stacked rows included), and to start
+  // below the mode bar where a label would sit under it (the bar, shown on hover, would hide
+  // the label and take its hover)
+  function roomAbove(el) {
+    const fl = el._fullLayout, box = el.getBoundingClientRect(), top = box.top + fl._size.t;
+    const bar = el.querySelector(".modebar"), b = bar ? bar.getBoundingClientRect() : null;
+    let rows = 0, under = false;
+    for (const n of el.querySelectorAll("g.annotation")) {
+      const ann = fl.annotations[Number(n.dataset.index)];
+      if (!(ann && ann.yref === "paper" && ann.y === 1 && ann.yanchor === "bottom")) continue;
+      const r = n.getBoundingClientRect();
+      rows = Math.max(rows, top - r.top);
+      if (b && b.width && r.right > b.left && r.left < b.right) under = true;
+    }
+    const t = Math.ceil(rows + 4 + (under ? b.bottom - box.top : 0));
+    return t > fl.margin.t ? { "margin.t": t } : {};
+  }
+
   const svgButton = {
     name: "Download plot as SVG",
     icon: { width: 1000, height: 1000, path: "M100 100h800v800h-800z M250 700l150-250 120 150 80-100 150 200z", transform: "matrix(1 0 0 -1 0 1000)" },
@@ -288,9 +389,10 @@ const LR = (() => {
       deco.annotations.push({ text: wrap(empty, Math.max(30, Math.floor((el.clientWidth || 500) / 8))), xref: "paper", yref: "paper", x: 0.5, y: 0.5, showarrow: false,
         font: { size: 13, color: "#6b7280" } });
     }
+    const above = deco.annotations.some((a) => a.yref === "paper" && a.y === 1 && a.yanchor === "bottom");
     const layout = {
       height: opts.height || 380,
-      margin: { l: 56, r: 16, t: 10, b: 10 },
+      margin: { l: 56, r: 16, t: above ? 24 : 10, b: 10 },
       xaxis: empty ? { visible: false } : axis(xo, drawn.flatMap((t) => t.x || [])),
       yaxis: empty ? { visible: false } : axis(yo, [...drawn.flatMap((t) => t.y || []), ...(opts.hlines || []).map((h) => h.y)]),
       shapes: deco.shapes, annotations: deco.annotations,
@@ -312,11 +414,13 @@ const LR = (() => {
     await Plotly.react(el, empty ? [] : drawn, layout, config);
     // (plotly itself makes room below the plot for a legend placed in the container)
     if (!empty && el._fullLayout.annotations.length) {
-      for (const step of [inwards, unstack]) {
+      for (const step of [inwards, unstack, roomAbove]) {
         const update = step(el);
         if (Object.keys(update).length) await Plotly.relayout(el, update);
       }
     }
+    if (!empty) await retick(el);
+    if (!el._lrRetick) { el._lrRetick = true; el.on("plotly_relayout", () => retick(el)); }
     el.dataset.plotted = empty ? "empty" : "data";
     return el;
   }
@@ -326,6 +430,6 @@ const LR = (() => {
     deployment: () => null, onDeployment, fireDeployment, onNoDeployment, fireNoDeployment, on, emit,
     lastReport: null, catalog: null,
     hold, busy, initialRelease,
-    esc, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot,
+    esc, count, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot,
   };
 })();

@@ -56,10 +56,12 @@ function fillSelect(sel, items) {
 const ROWS = [
   ["step at the batch (engine)", (r) => r.at_batch.t_step_s, LR.fmtTime, "t_step_s"],
   ["ideal step at the batch", (r) => r.at_batch.t_ideal_s, LR.fmtTime, "t_ideal_s"],
-  ["tokens/s (engine)", (r) => r.at_batch.tokens_per_s, LR.fmtNum, "tokens_per_s"],
+  ["tokens/s, all sequences (engine)", (r) => r.at_batch.tokens_per_s, LR.fmtNum, "tokens_per_s"],
+  ["tokens/s per user (engine)", (r) => r.at_batch.tokens_per_s_per_user, (x) => (x < 100 ? String(+x.toPrecision(3)) : LR.fmtNum(x)), "tokens_per_s_per_user"],
   ["$ per million tokens (engine)", (r) => r.at_batch.usd_per_million_tokens, LR.fmtUsd, "usd_per_million_tokens"],
   ["latency floor", (r) => r.latency_floor_s, LR.fmtTime, "latency_floor_s"],
   ["balance batch B*", (r) => r.balance_batch, LR.fmtNum, "balance_batch"],
+  ["balanced context", (r) => r.balanced_context, LR.fmtNum, "balanced_context"],
   ["largest batch that fits", (r) => r.max_batch, LR.fmtNum, "max_batch"],
   ["memory per chip", (r) => r.at_batch.memory_per_chip_bytes, (b) => (b / 1e9).toFixed(1) + " GB", "memory_per_chip_bytes"],
 ];
@@ -75,8 +77,12 @@ function table(ra, rb) {
   for (const [label, get, fmt, key] of ROWS) {
     const a = get(ra), b = rb ? get(rb) : null;
     const diff = a !== null && b !== null && a !== 0 ? (b - a) / a : null;
-    h += `<tr data-key="${key}"><th>${esc(label)}</th><td data-a="${a ?? ""}">${esc(a === null ? "–" : fmt(a))}</td>` +
-      `<td data-b="${b ?? ""}">${esc(b === null ? "–" : fmt(b))}</td><td class="diff" data-diff="${diff ?? ""}">${LR.fmtPct(diff)}</td></tr>`;
+    const def = { latency_floor_s: LR.DEFS.floor, balance_batch: LR.DEFS.bstar, balanced_context: LR.DEFS.bctx }[key];
+    // a missing $ figure says why (no price, or price 0: hardware you own)
+    const cell = (v, r) => esc(v === null ? "–" : fmt(v)) +
+      (v === null && r && key === "usd_per_million_tokens" && r.cost_note ? ` <small class="why">${esc(r.cost_note)}</small>` : "");
+    h += `<tr data-key="${key}"><th${def ? ` title="${esc(def)}"` : ""}>${esc(label)}${def ? ' <abbr class="q">?</abbr>' : ""}</th><td data-a="${a ?? ""}">${cell(a, ra)}</td>` +
+      `<td data-b="${b ?? ""}">${cell(b, rb)}</td><td class="diff" data-diff="${diff ?? ""}">${LR.fmtPct(diff)}</td></tr>`;
   }
   $("cmp_table").innerHTML = h;
 }
@@ -120,7 +126,7 @@ function charts(ra, rb) {
   LR.plot($("cmp_cost"), costs, {
     x: { title: "batch (sequences)", log: true, range: [1, top] }, y: { title: "$ per million output tokens", log: true },
     vlines: both.filter(([, , r]) => r.max_batch > 0).map(([t, c, r]) => fitLine(t, c, r)),
-    empty: "no price for these chips",
+    empty: [["A", ra], ["B", rb]].filter(([, r]) => r && r.cost_note).map(([t, r]) => `${t}: ${r.cost_note}`).join("; ") || "no cost to draw",
   });
   const fronts = [];
   for (const [t, c, r] of both) {
@@ -133,7 +139,7 @@ function charts(ra, rb) {
   }
   LR.plot($("cmp_front"), fronts, {
     x: { title: "$ per million output tokens", log: true }, y: { title: "time per output token (ms)", log: true },
-    hovermode: "closest", empty: "no price for these chips",
+    hovermode: "closest", empty: [["A", ra], ["B", rb]].filter(([, r]) => r && r.frontier_note).map(([t, r]) => `${t}: ${r.frontier_note}`).join("; ") || "no frontier to draw",
   });
 }
 function clear(line) {

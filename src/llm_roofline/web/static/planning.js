@@ -102,6 +102,7 @@ function planningError(kind, data, status, scope) {
     return Promise.all(["ttft", "tpot", "queue", "kv"].map((c) => LR.plot($("c_sim_" + c), [], { message: "no result: " + line })));
   }
   $("plan_head").textContent = "No result.";
+  $("plan_prices").textContent = "";
   $("plan_best").innerHTML = "";
   $("plan_table").innerHTML = "";
   return LR.plot($("c_plan"), [], { message: "no result: " + line });
@@ -197,6 +198,8 @@ async function runPlan() {
     body.engine = dep.engine || "calibrated";
     body.weight_dtype = dep.weight_dtype;
     body.kv_dtype = dep.kv_dtype;
+    const own = topPrice(dep);
+    if (own && body.hardware.includes(own.hardware)) body.prices = { [own.hardware]: own.usd };
     setState("plan", "busy", "Planning: searching and simulating fleets (a few seconds)…");
     const { ok, status, data } = await LR.api("/api/plan", body);
     if (!ok) { await planningError("plan", data, status, "plan"); setState("plan", "error", ""); return; }
@@ -207,6 +210,23 @@ async function runPlan() {
     await planningError("plan", String(e), 0, "plan");
     setState("plan", "error", "");
   } finally { release(); }
+}
+
+// the price set at the top for the hardware at the top: {hardware, usd}, or null (the
+// catalog's); it costs that hardware in a plan too
+function topPrice(dep) {
+  if (!dep || dep.price_usd_per_hour === undefined || typeof dep.price_usd_per_hour !== "number") return null;
+  return { hardware: $("hardware").value, usd: dep.price_usd_per_hour };
+}
+// the plan's hardware choices, each with the price it will be costed at
+function labelHardware() {
+  const own = topPrice(LR.deployment());
+  for (const o of VIEW().querySelector('select[name="hardware"]').options) {
+    const h = LR.catalog.hardwareById[o.value];
+    const mine = own && own.hardware === o.value;
+    o.disabled = !h.price_usd_per_hour && !(mine && own.usd > 0);
+    o.textContent = o.value + (mine ? ` ($${own.usd}/h, the price set above)` : h.price_usd_per_hour ? ` ($${h.price_usd_per_hour}/h)` : " (no price)");
+  }
 }
 
 function fleetText(b) {
@@ -223,6 +243,8 @@ function drawPlan(r, asked) {
   out.hidden = false;
   out.classList.remove("outdated", "failed");
   const b = r.best, s = r.searched || {};
+  $("plan_prices").textContent = "costed at " + Object.entries(r.prices || {}).map(([h, p]) =>
+    `${h} ${fmtUsd(p.usd_per_hour)} per chip-hour (${p.source === "request" ? "the price set above" : "the catalog's"})`).join("; ");
   const searched = `searched ${s.instance_shapes} instance shapes, ${s.simulations} simulations, ${s.seconds === undefined ? "–" : s.seconds.toPrecision(2)} s`;
   if (b) {
     $("plan_head").innerHTML = `<b class="ok" id="plan_verdict">best plan</b> <span class="muted">${esc(searched)}</span>`;
@@ -267,12 +289,11 @@ LR.on("controls", () => {
   for (const h of LR.catalog.hardware) {
     const o = document.createElement("option");
     o.value = h.id;
-    // plan ranks fleets by cost: a chip without a price cannot be planned
-    o.disabled = !h.price_usd_per_hour;
-    o.textContent = h.id + (h.price_usd_per_hour ? ` ($${h.price_usd_per_hour}/h)` : " (no price)");
     o.selected = h.id === "h100-sxm";
     sel.appendChild(o);
   }
+  // plan ranks fleets by cost: a chip without a price cannot be planned
+  labelHardware();
   for (const el of fields()) defaults.set(el, valueOf(el));
   readUrl();
   for (const el of fields()) { el.addEventListener("input", writeUrl); el.addEventListener("change", writeUrl); }
@@ -280,6 +301,6 @@ LR.on("controls", () => {
   $("plan_run").addEventListener("click", runPlan);
 });
 LR.onView("planning", writeUrl);
-LR.onDeployment(outdated);
+LR.onDeployment(() => { labelHardware(); outdated(); });
 LR.onNoDeployment(outdated);
 })();

@@ -51,6 +51,8 @@
   const usd = (x) => (none(x) ? "no price" : "$" + sig(x));
   const times = (x) => (none(x) ? "–" : "×" + sig(x));
   const msTok = (s) => (none(s) ? "–" : sig(s * 1e3));
+  // a step as a percentage, never rounded to a whole one: 0.025 -> "2.5", 0.1 -> "10"
+  const stepPct = (share) => String(parseFloat((share * 100).toPrecision(6)));
 
   // ---- a little DOM ----
   function h(tag, attrs, ...kids) {
@@ -222,14 +224,14 @@
   }
 
   // ---- What matters most ----
-  const FIGS = ["flops", "memory_bandwidth", "memory_capacity", "scale_up_bandwidth", "price"];
+  const FIGS = ["flops", "memory_bandwidth", "memory_capacity", "scale_up_bandwidth", "scale_out_bandwidth", "price"];
   const METRICS = [["tokens_per_s_per_user", "tokens/s per user"], ["tokens_per_s", "throughput"], ["usd_per_million_tokens", "$ per million tokens"]];
   const BOUND_COLOR = { compute: "#2563eb", "memory bandwidth": "#16a34a", "memory capacity": "#ea580c", communication: "#9333ea" };
 
   function drawSensitivity(d, view) {
     const out = view.out;
     out.innerHTML = "";
-    const step = Math.round(d.step * 100);
+    const step = stepPct(d.step);
     const chosen = view.displays.policy.value;
     const pol = d.policies.find((p) => p.policy === chosen) || d.policies[0];
     // the base at every policy
@@ -306,7 +308,7 @@
     const within = c.tpot_target_s ? ` within ${sig(c.tpot_target_s * 1e3)} ms per output token` : "";
     out.append(h("p", { class: "wmessage", html: `Across the catalog: the cheapest way each chip serves ${esc(c.model)} (up to ${c.max_chips} chips${within}, context ${c.context_len.toLocaleString("en-US")}), cheapest first; <i>bound</i> is the figure whose rise cuts its $ per token most.` }));
     const served = c.rows.filter((r) => r.usd_per_million_tokens !== null);
-    const step = Math.round(stepShare * 100);
+    const step = stepPct(stepShare);
     out.append(h("div", { class: "wscroll" }, table("sens_catalog", ["hardware", "$ per chip-hour", "chips", "tp · pp · ep", "batch", "ms/token", "tokens/s per user", "$ per million tokens", "bound", `$ per token at +${step}% of it`],
       served.map((r) => ({
         data: { hardware: r.hardware },
@@ -322,11 +324,11 @@
   makeView({
     name: "sensitivity", id: "view_sensitivity", prefix: "sens.", route: "/api/sensitivity",
     title: "What matters most",
-    intro: "Raise one chip figure at a time (dense FLOP/s, memory bandwidth, memory capacity, scale-up bandwidth, price) and run the engine again on the deployment above: how much each buys in tokens/s per user, throughput and $ per million tokens. Memory capacity changes no step time, only the batch that fits, so the answer is given at three batch policies: the batch above, the largest that fits, and the largest within a target time per output token.",
+    intro: "Raise one chip figure at a time (dense FLOP/s, memory bandwidth, memory capacity, scale-up bandwidth, scale-out bandwidth, price) and run the engine again on the deployment above: how much each buys in tokens/s per user, throughput and $ per million tokens. Memory capacity changes no step time, only the batch that fits, so the answer is given at three batch policies: the batch above, the largest that fits, and the largest within a target time per output token.",
     busy: "Running the engine on each changed chip…",
     inputs: [
       { name: "tpot_ms", label: "target <i>(ms per output token)</i>", type: "number", step: "any", min: "0", placeholder: "none", help: "adds the policy 'the largest batch within the target' and bounds the catalog's search (default: none)" },
-      { name: "step_pct", label: "change of each figure <i>(%)</i>", type: "number", step: "any", min: "0", max: "100", value: "10", help: "how much each chip figure is raised (default 10%)" },
+      { name: "step_pct", label: "change of each figure <i>(%)</i>", type: "number", step: "any", min: "0.1", max: "100", value: "10", help: "how much each chip figure is raised, from 0.1% to 100% (default 10%)" },
       { name: "across_catalog", label: "rank every chip of the catalog", type: "checkbox", value: true, help: "the cheapest $ per token each catalog chip reaches for this model, and what bounds it" },
       { name: "max_chips", label: "most chips per catalog chip", type: "number", step: "1", min: "1", max: "32", value: "8", help: "the most chips each catalog chip may use (default 8)" },
     ],
@@ -336,12 +338,13 @@
 
   // ---- Fast modes ----
   const OPTION_COLOR = { batch: "#c2410c", chips: "#2563eb", speculative: "#0f766e" };
+  const OPTION_LABEL = { batch: "a smaller batch", chips: "more chips", speculative: "speculative decoding" };
 
   function drawFastMode(d, view) {
     const out = view.out;
     out.innerHTML = "";
     out.append(h("p", { class: "wmessage", id: "fast_message", text: d.message }));
-    const rows = [{ label: "base (as given)", s: d.base, reaches: null, option: "base" }];
+    const rows = [{ label: "base (no speculation)", s: d.base, reaches: null, option: "base" }];
     for (const o of d.options) rows.push({ label: o.label, s: o.setting, reaches: o.reaches, option: o.option, note: o.note });
     out.append(table("fast_table", ["option", "setting", "ms/token", "tokens/s per user", "speed-up", "$ per million tokens", "price", `reaches ×${sig(d.speedup)}`],
       rows.map((r) => {
@@ -361,6 +364,7 @@
     const cheap = out.querySelector(`#fast_table tr[data-option="${d.cheapest}"]`);
     if (cheap) cheap.classList.add("cheapest");
     for (const o of d.options) if (o.note) out.append(h("p", { class: "wnote", text: `${o.label}: ${o.note}` }));
+    for (const [k, why] of Object.entries(d.not_tried || {})) out.append(h("p", { class: "wnote", "data-not-tried": k, text: `${OPTION_LABEL[k] || k}: not tried: ${why}` }));
     out.append(h("p", { class: "wnote", text: d.latency_floor.replace(/^the/, "The") + "." }));
     const chart = h("div", { id: "fast_chart", class: "wchart" });
     out.append(h("div", { class: "wcharts" }, h("figure", {}, h("figcaption", { text: "Price multiple against speed-up: each option's cheapest settings (every batch; for more chips, every split), the answers marked" }), chart)));
@@ -389,14 +393,14 @@
   makeView({
     name: "fast-mode", id: "view_fast-mode", prefix: "fast.", route: "/api/fast-mode",
     title: "Fast modes",
-    intro: "The lecture's opening question: fast modes sell tokens about 2.5× faster for 6× the price; why? From the deployment above at its batch, the cheapest way to raise tokens/s per user by the factor, among a smaller batch, more chips (every split up to the most chips) and speculative decoding, and the price multiple it implies ($ per million output tokens ÷ the base's).",
+    intro: "The lecture's opening question: fast modes sell tokens about 2.5× faster for 6× the price; why? From the deployment above at its batch, decoding without speculation, the cheapest way to raise tokens/s per user by the factor, among a smaller batch, more chips (every split up to the most chips) and speculative decoding, and the price multiple it implies ($ per million output tokens ÷ the base's).",
     busy: "Searching batches, chip counts and splits…",
     inputs: [
       { name: "speedup", label: "speed-up <i>(× tokens/s per user)</i>", type: "number", step: "0.1", min: "1", value: "2.5", help: "the factor on tokens/s per user (default 2.5)" },
       { name: "gamma", label: "drafted tokens γ", type: "number", step: "1", min: "1", max: "16", value: "1", help: "speculation: tokens drafted per verification (default 1, DeepSeek-V3's MTP)" },
       { name: "acceptance", label: "acceptance α <i>(0–1)</i>", type: "number", step: "0.01", min: "0", max: "1", value: "0.85", help: "speculation: the probability each drafted token is accepted (default 0.85, DeepSeek-V3's MTP figure)" },
-      { name: "draft", label: "draft <i>(mtp, none or a model id)</i>", type: "text", value: "mtp", help: "mtp: a multi-token-prediction layer; none: a free draft (the most speculation can give); or a catalog model id" },
-      { name: "max_chips", label: "most chips <i>(chips)</i>", type: "number", step: "1", min: "1", max: "128", placeholder: "auto", help: "the most chips 'more chips' tries (default: twice the chips, at least the scale-up domain up to 1,024)" },
+      { name: "draft", label: "draft <i>(auto, mtp, none or a model id)</i>", type: "text", placeholder: "auto", help: "auto (empty): the model's own multi-token-prediction layer when its config has one (DeepSeek-V3), else speculation is not tried; mtp: as if it had one; none: a free draft (the most speculation can give); or a catalog model id" },
+      { name: "max_chips", label: "most chips <i>(chips)</i>", type: "number", step: "1", min: "1", max: "1024", placeholder: "auto", help: "the most chips 'more chips' tries (default: twice the chips, at least the scale-up domain; at most 1,024)" },
     ],
     draw: drawFastMode,
   });
