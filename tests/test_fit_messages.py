@@ -7,9 +7,10 @@ V 128,256, untied embeddings) has 32 x (attention 4096 x 4096 x 2 + 4096 x 1024 
 its layers, + embedding and LM head 2 x 128,256 x 4096 = 1,050,673,152, + final norm 4,096 =
 8,030,261,248. In bf16: 16,060,522,496 B. KV per token in bf16: 32 x 2 x 8 x 128 x 2 B =
 131,072 B. Activations of one sequence's decode token: (3 x 4096 + 2 x 14336) x 2 B = 81,920 B
-of 16-bit values + 4 x 128,256 = 513,024 B of fp32 logits = 594,944 B. The RTX 4090 has 24 GB
-= 24e9 B (the catalog's memory_capacity_gb = 24); beside the weights 24e9 - 16,060,522,496 =
-7,939,477,504 B are free.
+of 16-bit values + 4 x 128,256 = 513,024 B of fp32 logits = 594,944 B. The RTX 4090's "24 GB"
+are 24 GiB: nvidia-smi reports 24,564 MiB = 25,757,220,864 B, which the catalog holds as
+memory_capacity_gb = 25.76, i.e. 25.76e9 B; beside the weights 25.76e9 - 16,060,522,496 =
+9,699,477,504 B are free.
 """
 
 from __future__ import annotations
@@ -31,17 +32,18 @@ from llm_roofline.report import decode_report
 WEIGHTS = 16_060_522_496  # Llama 3.1 8B in bf16
 KV_TOKEN = 131_072  # bf16 KV bytes per token
 ACT = 594_944  # one sequence's decode activations
-FREE = 24e9 - WEIGHTS
+CAP = 25.76e9  # the RTX 4090 in the catalog
+FREE = CAP - WEIGHTS
 
 
-def test_the_catalog_holds_a_24_gb_rtx_4090() -> None:
+def test_the_catalog_holds_a_24_gib_rtx_4090() -> None:
     dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
-    assert dep.chip.memory_bytes == 24e9
+    assert dep.chip.memory_bytes == CAP and abs(CAP - 24_564 * 2**20) < 0.01e9
     assert dep.model.params_stored * 2 == WEIGHTS
 
 
 def test_fits_gives_no_message() -> None:
-    # 16,060,522,496 + 4096 x 131,072 = 536,870,912 + 594,944 = 16,597,988,352 <= 24e9
+    # 16,060,522,496 + 4096 x 131,072 = 536,870,912 + 594,944 = 16,597,988,352 <= 25.76e9
     dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
     advice = fit_advice(dep, 4096)
     assert advice.fits and advice.message == "" and fit_message(dep, 4096) == ""
@@ -50,36 +52,34 @@ def test_fits_gives_no_message() -> None:
 
 def test_kv_overflow_names_the_kv_cache_and_what_would_fit() -> None:
     # At 131,072 tokens the KV cache is 131,072 x 131,072 = 17,179,869,184 B: with the weights
-    # 33,240,986,624 B > 24e9, though the weights alone (16.06 GB) fit.
+    # 33,240,986,624 B > 25.76e9, though the weights alone (16.06 GB) fit.
     dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
     advice = fit_advice(dep, 131_072)
     assert not advice.fits and not advice.weights_alone
     assert advice.kv == 131_072 * KV_TOKEN
-    # largest context at batch 1: 131,072 S + 594,944 <= 7,939,477,504, S <= 60,568.87
-    assert advice.max_context == math.floor((FREE - ACT) / KV_TOKEN) == 60_568
+    # largest context at batch 1: 131,072 S + 594,944 <= 9,699,477,504, S <= 73,996.6
+    assert advice.max_context == math.floor((FREE - ACT) / KV_TOKEN) == 73_996
     # not one sequence of 131,072 tokens fits beside the weights
     assert advice.max_batch == 0
     # KV types, most bits first: q8_0 (8.5 bits: 65,536 x 1.0625 = 69,632 B/token x 131,072 =
-    # 9,126,805,504 B) and fp8 / int8 (8 bits: 8,589,934,592 B) exceed the 7,939,477,504 B free;
-    # q4_0 (4.5 bits: 36,864 B/token, 4,831,838,208 B) fits, and comes before nvfp4 (also 4.5)
-    assert advice.kv_dtype == "q4_0"
-    assert 69_632 * 131_072 + ACT > FREE and 65_536 * 131_072 + ACT > FREE
-    assert 36_864 * 131_072 + ACT <= FREE
+    # 9,126,805,504 B, + 594,944 = 9,127,400,448 B) fits in the 9,699,477,504 B free
+    assert advice.kv_dtype == "q8_0"
+    assert 69_632 * 131_072 + ACT <= FREE
     # two chips as one instance of two pipeline stages: 8,030,261,248 B of weights, 8,589,934,592
-    # B of KV and 297,472 B of activations per chip = 16,620,493,312 B <= 24e9; the rule's own
+    # B of KV and 297,472 B of activations per chip = 16,620,493,312 B <= 25.76e9; the rule's own
     # split of two chips (two replicas) keeps the whole sequence on one chip
     assert (advice.chips, advice.chips_split) == (2, "tp 1 · pp 2 · 1 replica")
-    assert WEIGHTS / 2 + 131_072 * KV_TOKEN / 2 + ACT / 2 <= 24e9
+    assert WEIGHTS / 2 + 131_072 * KV_TOKEN / 2 + ACT / 2 <= CAP
     msg = advice.message
     assert "\n" not in msg
     assert msg.startswith(
-        "weights 16.1 GB + KV cache 17.2 GB = 33.2 GB per chip, 24.0 GB per chip available: "
+        "weights 16.1 GB + KV cache 17.2 GB = 33.2 GB per chip, 25.8 GB per chip available: "
         "the weights fit but not with the KV cache of batch 1 at context 131,072"
     )
     for words in (
-        "the largest context that fits at batch 1 is 60,568",
+        "the largest context that fits at batch 1 is 73,996",
         "not one sequence fits at context 131,072",
-        "--kv-dtype q4_0",
+        "--kv-dtype q8_0",
         "a shorter context",
         "2 chips (tp 1 · pp 2 · 1 replica)",
     ):
@@ -89,38 +89,38 @@ def test_kv_overflow_names_the_kv_cache_and_what_would_fit() -> None:
 
 def test_batch_overflow_gives_the_largest_batch_and_context() -> None:
     # 64 sequences at 4096: KV 64 x 536,870,912 = 34,359,738,368 B. Largest batch at 4096:
-    # 7,939,477,504 / (536,870,912 + 594,944) = 14.77 -> 14. Largest context at batch 64:
-    # 64 (131,072 S + 594,944) <= 7,939,477,504 -> S <= (124,054,336 - 594,944) / 131,072
-    # = 941.9 -> 941.
+    # 9,699,477,504 / (536,870,912 + 594,944) = 18.05 -> 18. Largest context at batch 64:
+    # 64 (131,072 S + 594,944) <= 9,699,477,504 -> S <= (151,554,336 - 594,944) / 131,072
+    # = 1151.7 -> 1151.
     dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
     advice = fit_advice(dep, 4096, batch=64)
-    assert advice.max_batch == math.floor(FREE / (4096 * KV_TOKEN + ACT)) == 14
-    assert advice.max_context == math.floor((FREE / 64 - ACT) / KV_TOKEN) == 941
+    assert advice.max_batch == math.floor(FREE / (4096 * KV_TOKEN + ACT)) == 18
+    assert advice.max_context == math.floor((FREE / 64 - ACT) / KV_TOKEN) == 1151
     msg = advice.message
-    assert "the largest context that fits at batch 64 is 941" in msg
-    assert "the largest batch at context 4,096 is 14" in msg
+    assert "the largest context that fits at batch 64 is 1,151" in msg
+    assert "the largest batch at context 4,096 is 18" in msg
     assert "a smaller batch" in msg
-    # no KV type fits 64 x 4096 tokens in the 7,939,477,504 B free: q8_0 64 x 4096 x 69,632 =
-    # 18,253,611,008 B, fp8 and int8 17,179,869,184 B, q4_0 and nvfp4 64 x 4096 x 36,864 =
-    # 9,663,676,416 B; none is named
-    assert 64 * 4096 * 36_864 > FREE
+    # no KV type fits 64 x 4096 tokens in the 9,699,477,504 B free: q8_0 64 x 4096 x 69,632 =
+    # 18,253,611,008 B, fp8 and int8 17,179,869,184 B, q4_0 and nvfp4 64 x (4096 x 36,864 +
+    # 594,944) = 9,701,752,832 B (2.3 MB over); none is named
+    assert 64 * (4096 * 36_864 + ACT) > FREE
     assert advice.kv_dtype is None and "--kv-dtype" not in msg
 
 
 def test_weights_alone_overflow_says_so_and_gives_chips_and_a_weight_type() -> None:
-    # fp32 weights: 8,030,261,248 x 4 = 32,121,044,992 B > 24e9 on their own.
+    # fp32 weights: 8,030,261,248 x 4 = 32,121,044,992 B > 25.76e9 on their own.
     dep = deployment("llama-3.1-8b", "rtx-4090", weight_dtype="fp32", engine="ideal")
     advice = fit_advice(dep, 4096)
     assert advice.weights_alone and advice.weights == 4 * WEIGHTS / 2
     assert advice.max_context is None  # no context fits while the weights do not
     # two chips: the rule splits the RTX 4090's one-card domain into two pipeline stages,
-    # 16,060,522,496 B of weights + 268,435,456 B of KV + 297,472 B a chip <= 24e9
+    # 16,060,522,496 B of weights + 268,435,456 B of KV + 297,472 B a chip <= 25.76e9
     assert (advice.chips, advice.chips_split) == (2, "tp 1 · pp 2 · 1 replica")
     # in bf16 (the first 16-bit type, the most bits below fp32) it fits one chip (above)
     assert advice.weight_dtype == "bf16"
     msg = advice.message
     assert msg.startswith(
-        "weights 32.1 GB + KV cache 0.5 GB = 32.7 GB per chip, 24.0 GB per chip available: "
+        "weights 32.1 GB + KV cache 0.5 GB = 32.7 GB per chip, 25.8 GB per chip available: "
         "the weights alone exceed a chip; try 2 chips (tp 1 · pp 2 · 1 replica) or "
         "--weight-dtype bf16 (fits batch 1 at context 4,096)"
     )
