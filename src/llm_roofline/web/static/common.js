@@ -430,6 +430,6 @@ const LR = (() => {
     deployment: () => null, onDeployment, fireDeployment, onNoDeployment, fireNoDeployment, on, emit,
     lastReport: null, catalog: null,
     hold, busy, initialRelease,
-    esc, count, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot,
+    esc, count, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot, logTicks,
   };
 })();

@@ -223,7 +223,7 @@
       return true;
     }
     const text = typeof res.data === "string" ? res.data : errorLine(res.data, res.status);
-    line.textContent = text.replace(/\s+/g, " ");
+    line.textContent = (LR.pageText ? LR.pageText(text) : text).replace(/\s+/g, " ");
     line.title = line.textContent;
     box.classList.add("failed");
     const named = res.data && res.data.field ? box.querySelector(`[name="${res.data.field}"]`) : null;
@@ -331,7 +331,7 @@
     let html = `<p class="eline">KV cache of one ${tokens(d.context_len)}-token sequence: ${val("kv_bytes", d.kv_bytes, gb(d.kv_bytes))}; ` +
       `recomputing it (prefill, ${esc(ENGINE_NOTE(d.engine))}) takes ${val("recompute_s", d.recompute_s, secs(d.recompute_s))}, ` +
       `${val("recompute_usd", d.recompute_usd, usd(d.recompute_usd))}</p>`;
-    if (d.warning) html += `<p class="ewarn">${esc(d.warning)}</p>`;
+    if (d.warning) html += `<p class="ewarn">${esc(LR.pageText ? LR.pageText(d.warning) : d.warning)}</p>`;
     html += `<table class="ptable"><tr><th>tier</th><th>drain time</th><th>read at</th><th>bring back</th></tr>` +
       tiers.map(([id, t]) => `<tr><td title="${esc(t.name)}">${esc(id)}</td>` +
         `<td>${val(`tiers.${id}.drain_time_s`, t.drain_time_s, secs(t.drain_time_s))}</td>` +

@@ -22,10 +22,20 @@
   function barPlot(el, traces, o) {
     if (!window.Plotly) return Promise.resolve();
     const empty = o.message || !traces.some((t) => t.y.some((y) => !none(y)));
+    // a log axis ticks as every other chart of the page does: whole decades, plain numbers
+    let ylog = {};
+    if (o.ylog && LR.logTicks) {
+      const ys = traces.flatMap((t) => t.y).filter((y) => !none(y) && y > 0);
+      if (ys.length) {
+        const lo = Math.floor(Math.log10(Math.min(...ys))), hi = Math.ceil(Math.log10(Math.max(...ys)));
+        const range = [lo, Math.max(hi, lo + 1)];
+        ylog = Object.assign({ range }, LR.logTicks(range[0], range[1]));
+      }
+    }
     const layout = {
       height: o.height || 360, margin: { l: 60, r: 16, t: 10, b: 10 }, barmode: o.barmode || "group",
       xaxis: Object.assign({ automargin: true, visible: !empty }, o.xaxis || {}),
-      yaxis: Object.assign({ automargin: true, visible: !empty, title: { text: o.ytitle || "" }, type: o.ylog ? "log" : "linear", zeroline: !o.ylog, zerolinecolor: "#9ca3af", gridcolor: "#eef0f3" }, o.ylog ? { dtick: 1, exponentformat: "power" } : {}),
+      yaxis: Object.assign({ automargin: true, visible: !empty, title: { text: o.ytitle || "" }, type: o.ylog ? "log" : "linear", zeroline: !o.ylog, zerolinecolor: "#9ca3af", gridcolor: "#eef0f3" }, o.ylog ? ylog : {}),
       legend: { orientation: "h", x: 0, xanchor: "left", y: 1.02, yanchor: "bottom", font: { size: 11 } },
       hovermode: "closest", font: { family: "system-ui, sans-serif", size: 12, color: "#374151" },
       paper_bgcolor: "#fff", plot_bgcolor: "#fff", showlegend: !empty,
@@ -105,7 +115,7 @@
 .wview td.no { color: #b91c1c; }
 .wview tr.cheapest td { background: #ecfdf5; }
 .wview .wtable td { white-space: nowrap; }
-.wview .wscroll { max-height: 420px; overflow: auto; border-bottom: 1px solid #e5e7eb; }
+.wview .wscroll { overflow-x: auto; border-bottom: 1px solid #e5e7eb; }
 ` }));
 
   // ---- a view: inputs (each an API field), the URL, the request, the answer ----
