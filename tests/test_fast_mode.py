@@ -193,7 +193,7 @@ def test_out_of_reach_under_a_calibrated_engine_names_its_times() -> None:
 
 
 def test_the_default_draft_is_the_models_own_mtp() -> None:
-    from llm_roofline.fast_mode import model_mtp_layers, mtp_layers_in
+    from llm_roofline.drafts import model_mtp_layers, mtp_layers_in
 
     # DeepSeek-V3's config.json states num_nextn_predict_layers = 1; Kimi K2's 0; Llama's none
     assert model_mtp_layers(deployment("deepseek-v3", "h100-sxm", 8, weight_dtype="fp8")) == 1

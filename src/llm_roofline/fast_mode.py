@@ -43,20 +43,18 @@ price of 0: hardware you own) is refused: a price multiple needs a price.
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .catalog import get_model, model_entry
 from .cost import pareto_frontier
 from .deployment import Deployment
-from .errors import InputError, UnknownIdError
+from .drafts import check_mtp_layers, draft_name, model_mtp_layers, no_mtp_reason, resolve_draft
+from .errors import InputError
 from .model import ModelSpec
 from .optimize import powers, splits
 from .report import engine_parts, fit_message
@@ -75,8 +73,6 @@ __all__ = [
     "Setting",
     "batch_grid",
     "fast_mode",
-    "model_mtp_layers",
-    "mtp_layers_in",
 ]
 
 OPTIONS: dict[str, str] = {
@@ -87,7 +83,6 @@ OPTIONS: dict[str, str] = {
 DEFAULT_GAMMA = 1  # DeepSeek-V3's MTP depth (arXiv 2412.19437, §2.2)
 DEFAULT_ACCEPTANCE = 0.85  # the low end of its "85%-90%" (arXiv 2412.19437, §5.4.3)
 CURVE_POINTS = 150  # the most points of an option's frontier returned
-MTP_FIELDS = ("num_nextn_predict_layers",)  # DeepSeek-V3's config.json (R1; Kimi K2 states 0)
 
 
 def batch_grid(top: int) -> NDArray[np.float64]:
@@ -366,74 +361,6 @@ def _speculative_option(
     return OptionResult("speculative", OPTIONS["speculative"], False, s, note, curve)
 
 
-def mtp_layers_in(config: Mapping[str, Any]) -> int:
-    """The multi-token-prediction layers a config.json states (`num_nextn_predict_layers`, read
-    in `text_config` too); 0 when it states none."""
-    for cfg in (config, config.get("text_config")):
-        if not isinstance(cfg, Mapping):
-            continue
-        for name in MTP_FIELDS:
-            v = cfg.get(name)
-            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-                return v
-    return 0
-
-
-def model_mtp_layers(dep: Deployment) -> int:
-    """The MTP layers of the deployment's model: from its catalog config (by model id), or
-    from the config.json its id names (a file, or a folder holding one); 0 when neither says
-    (ModelSpec itself does not hold them)."""
-    name = dep.model_id.strip()
-    if not name:
-        return 0
-    try:
-        return mtp_layers_in(model_entry(name).config)
-    except UnknownIdError:
-        pass
-    path = Path(name).expanduser()
-    path = path / "config.json" if path.is_dir() else path
-    try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return 0
-    return mtp_layers_in(cfg) if isinstance(cfg, Mapping) else 0
-
-
-def _draft(draft: str | ModelSpec | None) -> str | ModelSpec | None:
-    if draft is None or isinstance(draft, ModelSpec):
-        return draft
-    key = draft.strip().lower()
-    if key in ("auto", "mtp"):
-        return key
-    if key == "none":
-        return None
-    try:
-        return get_model(draft)
-    except UnknownIdError as exc:
-        raise InputError(str(exc), field="draft") from None
-
-
-def _draft_name(draft: str | ModelSpec | None) -> str:
-    if draft is None:
-        return "none"
-    return draft.name if isinstance(draft, ModelSpec) else draft
-
-
-def _no_mtp(dep: Deployment) -> str:
-    return (
-        f"{dep.spec.name} has no multi-token-prediction layer (its config.json states no "
-        "num_nextn_predict_layers), so there is no draft to assume: give a draft model (a "
-        "smaller model with its tokenizer: a catalog id or a config.json), mtp (timed as if "
-        "it had one) or none (a free draft: the most speculation can give)"
-    )
-
-
-def _mtp_count(n: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise InputError(f"mtp_layers must be 0 or a positive integer, got {n!r}", "mtp_layers")
-    return int(n)
-
-
 def _split_of(dep: Deployment, s: Setting) -> Deployment:
     """The deployment a setting names (its chips and split, one instance)."""
     if (s.chips, s.tp, s.pp, s.ep, s.replicas) == (dep.chips, dep.tp, dep.pp, dep.ep, dep.replicas):
@@ -514,13 +441,13 @@ def fast_mode(
             field="speedup",
         )
     tokens_per_verification(gamma, acceptance)  # checks gamma and acceptance
-    spec_draft = _draft(draft)
-    mtp = model_mtp_layers(dep) if mtp_layers is None else _mtp_count(mtp_layers)
+    spec_draft = resolve_draft(draft)
+    mtp = model_mtp_layers(dep) if mtp_layers is None else check_mtp_layers(mtp_layers)
     not_tried: dict[str, str] = {}
     if spec_draft == "auto":
         spec_draft = "mtp"
         if not mtp:
-            not_tried["speculative"] = _no_mtp(dep)
+            not_tried["speculative"] = no_mtp_reason(dep)
     if max_chips is None:
         limit = min(max(2 * dep.chips, dep.chip.scale_up_domain), MAX_CHIPS)
     else:
@@ -593,7 +520,7 @@ def fast_mode(
         latency_floor_s=floor,
         latency_floor=floor_text,
         message=message,
-        draft="" if "speculative" in not_tried else _draft_name(spec_draft),
+        draft="" if "speculative" in not_tried else draft_name(spec_draft),
         mtp_layers=mtp,
         not_tried=not_tried,
     )

@@ -77,8 +77,8 @@ def fast_mode(req: FastModeRequest) -> dict[str, Any]:
     with the model's own MTP layer; `not_tried` says why an option was left out), the price
     multiple each implies, and each option's frontier of price multiple against speed-up
     (`llm-roofline fast-mode --json`)."""
+    from ..drafts import mtp_layers_in
     from ..fast_mode import fast_mode as run
-    from ..fast_mode import mtp_layers_in
 
     dep = deployment_of(req)
     # the MTP layers the uploaded config.json or the catalog model's states (the server reads
