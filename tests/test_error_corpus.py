@@ -240,7 +240,7 @@ CASES += [
      {}, ["--price 2: one number prices one chip", "ID=USD,ID=USD"]),
     ("plan price of a chip not searched", [*PLAN, "--hardware", "h100-sxm", "--price",
                                            "mi300x=2"], {},
-     ["--price names 'mi300x', which is not among --hardware (h100-sxm)"]),
+     ["a price for 'mi300x', which is not among the hardware to plan on (h100-sxm)"]),
     ("plan price 0", [*PLAN, "--hardware", "h100-sxm", "--price", "0"], {},
      ["argument --price: expected USD per chip-hour (a positive number"]),
     ("plan bad price pair", [*PLAN, "--hardware", "h100-sxm", "--price", "h100-sxm=x"], {},

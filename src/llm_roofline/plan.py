@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,7 +60,7 @@ from .optimize import powers, splits
 from .simulate import kv_capacity
 from .workload import make_workload
 
-__all__ = ["BEST_KEYS", "DISAGG_CHOICES", "PlanResult", "plan"]
+__all__ = ["BEST_KEYS", "DISAGG_CHOICES", "PlanResult", "plan", "priced_chips"]
 
 DISAGG_CHOICES = ("auto", "yes", "no")
 BEST_KEYS = (
@@ -177,6 +177,40 @@ def _bounds(
             decode_rps = float(b_next / ((out - 1) * t_low[i]))
         found.append(Shape(dep, float(t_low[0]), ttft, decode_rps, prefill_rps))
     return found
+
+
+def priced_chips(
+    chips: Sequence[Chip], prices: Mapping[str, float] | None, *, field: str = "prices"
+) -> list[Chip]:
+    """The chips to plan on, each at the price given for it, keyed by chip id (case ignored);
+    the others at their own. Refused naming `field`: a price for a chip not among them, or one
+    that is not over 0 and at most 1,000 $ per chip-hour (a plan ranks fleets by cost, so
+    hardware you own, price 0, cannot be planned)."""
+    out = list(chips)
+    at = {c.id.lower(): i for i, c in enumerate(out)}
+    for key, usd in (prices or {}).items():
+        i = at.get(str(key).strip().lower())
+        if i is None:
+            raise InputError(
+                f"a price for {key!r}, which is not among the hardware to plan on "
+                f"({', '.join(c.id for c in out)})",
+                field=field,
+            )
+        ok = isinstance(usd, (int, float)) and not isinstance(usd, bool) and math.isfinite(usd)
+        if not (ok and 0 < usd <= 1000):
+            raise InputError(
+                f"the price of {out[i].id} must be over 0 and at most 1000 $ per chip-hour, got "
+                f"{usd!r}"
+                + (
+                    ": a plan ranks fleets by cost, so hardware you own (price 0) cannot be "
+                    "planned; leave the price out for the catalog's"
+                    if ok and usd == 0
+                    else ""
+                ),
+                field=field,
+            )
+        out[i] = out[i].with_price(float(usd))
+    return out
 
 
 def plan(

@@ -60,15 +60,14 @@ def _chips(args: argparse.Namespace) -> list[Any]:
     """The chips of --hardware (ids or FILE.toml records), each at its --price when given."""
     from ..catalog import get_hardware
     from ..errors import InputError
+    from ..plan import priced_chips
 
     names = [h.strip() for h in args.hardware.split(",") if h.strip()]
     if not names:
         raise InputError("--hardware: give at least one catalog id or FILE.toml", "hardware")
     chips = [get_hardware(h) for h in names]
     given = args.price
-    if given is None:
-        prices: dict[int, float] = {}
-    elif isinstance(given, float):
+    if isinstance(given, float):
         if len(chips) > 1:
             raise InputError(
                 f"--price {given:g}: one number prices one chip, and --hardware names "
@@ -77,34 +76,16 @@ def _chips(args: argparse.Namespace) -> list[Any]:
                 + ")",
                 field="price",
             )
-        prices = {0: given}
-    else:
-        prices = {}
-        for hw, usd in given.items():
-            at = [
-                i
-                for i, (n, c) in enumerate(zip(names, chips, strict=True))
-                if hw in (n.lower(), c.id.lower())
-            ]
-            if not at:
-                raise InputError(
-                    f"--price names {hw!r}, which is not among --hardware "
-                    f"({', '.join(c.id for c in chips)})",
-                    field="price",
-                )
-            prices.update(dict.fromkeys(at, usd))
-    out = []
-    for i, c in enumerate(chips):
-        if i in prices:
-            c = c.with_price(prices[i])
-        elif not c.price_usd_per_s > 0:
+        given = {chips[0].id: given}
+    chips = priced_chips(chips, given, field="price")
+    for c in chips:
+        if not c.price_usd_per_s > 0:
             raise InputError(
                 f"{c.id} has no price in the catalog, and plan ranks fleets by cost: give "
                 f"--price USD per chip-hour",
                 field="price",
             )
-        out.append(c)
-    return out
+    return chips
 
 
 def _ms(t: float | None, target_ms: float) -> str:

@@ -346,33 +346,11 @@ def _plan_model(req: PlanRequest) -> str | ModelSpec:
 
 
 def _plan_chips(req: PlanRequest) -> list[Chip]:
-    """The request's catalog chips, each at the request's price where it gives one (a 400
-    naming `prices` for a price of a chip not among `hardware`, or one that is not a positive
-    number: plan ranks fleets by cost, so hardware you own, price 0, cannot be planned)."""
-    prices = req.prices or {}
-    for hw, usd in prices.items():
-        if hw not in req.hardware:
-            raise InputError(
-                f"a price for {hw!r}, which is not among the hardware to plan on "
-                f"({', '.join(req.hardware)})",
-                field="prices",
-            )
-        if not (math.isfinite(usd) and 0 < usd <= 1000):
-            raise InputError(
-                f"the price of {hw} must be over 0 and at most 1000 $ per chip-hour, got {usd!r}"
-                + (
-                    ": a plan ranks fleets by cost, so hardware you own (price 0) cannot be "
-                    "costed; leave the price empty for the catalog's"
-                    if usd == 0
-                    else ""
-                ),
-                field="prices",
-            )
-    out = []
-    for h in req.hardware:
-        chip = get_hardware(h, files=False)  # catalog ids only
-        out.append(chip.with_price(prices[h]) if h in prices else chip)
-    return out
+    """The request's catalog chips (the server reads no file), each at the request's price
+    where it gives one (`plan.priced_chips`: a 400 naming `prices` otherwise)."""
+    from ..plan import priced_chips
+
+    return priced_chips([get_hardware(h, files=False) for h in req.hardware], req.prices)
 
 
 PLAN_SECONDS = 60.0  # a plan search past this is stopped (a 400): `llm-roofline plan` has no limit
