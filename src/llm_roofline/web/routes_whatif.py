@@ -5,7 +5,6 @@ part of the OpenAPI contract (each operationId is derived from one)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from fastapi import APIRouter
@@ -15,23 +14,12 @@ from ..errors import ConfigError, UnknownIdError
 from ..model import ModelSpec
 from ..units import ms
 from .deployment import deployment_of
+from .routes import _json
 from .schemas_whatif import FastModeRequest, SensitivityRequest
 
 __all__ = ["api_whatif"]
 
 api_whatif = APIRouter(prefix="/api")
-
-
-def _finite(x: Any) -> Any:
-    """A body for JSON: a number that is not finite as null (none is expected; JSON has no
-    NaN)."""
-    if isinstance(x, dict):
-        return {str(k): _finite(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_finite(v) for v in x]
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
 
 
 @api_whatif.post("/sensitivity")
@@ -55,7 +43,7 @@ def sensitivity(req: SensitivityRequest) -> dict[str, Any]:
         if req.across_catalog
         else None
     )
-    return dict(_finite(out))
+    return dict(_json(out))
 
 
 def _draft(name: str) -> str | ModelSpec | None:
@@ -96,4 +84,4 @@ def fast_mode(req: FastModeRequest) -> dict[str, Any]:
         max_chips=req.max_chips,
         mtp_layers=mtp,
     )
-    return dict(_finite(res.as_dict()))
+    return dict(_json(res.as_dict()))
