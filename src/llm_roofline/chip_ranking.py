@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .catalog import get_hardware, list_hardware
-from .deployment import Deployment, deployment
+from .deployment import Deployment
 from .errors import LlmRooflineError
 from .hardware import Chip
 from .optimize import search
@@ -94,18 +94,7 @@ def _choice(
     if not chip.price_usd_per_s > 0:
         return ChipChoice(**head, reason=unpriced_reason(chip))
     try:
-        d = deployment(
-            dep.spec,
-            chip,
-            1,
-            pad_heads=dep.pad_heads,
-            weight_dtype=dep.weight_dtype,
-            kv_dtype=dep.kv_dtype,
-            overlap=dep.overlap,
-            engine=dep.engine,
-            comm=dep.comm,
-            model_id=dep.model_id,
-        )
+        d = dep.on(chip, 1)
         res = search(d, max_chips, context_len=context_len, tpot_s=tpot_s)
     except LlmRooflineError as exc:
         fits = "fits on no split" in str(exc)

@@ -166,11 +166,16 @@ class Deployment:
         (an error naming the degree when they cannot split `chips`), the others chosen by the
         rule; with `keep_split=False` the rule chooses them all."""
         kept = {k: getattr(self, k) for k in self.given} if keep_split else {}
+        return self.on(self.chip, chips, **kept)
+
+    def on(self, chip: Chip, chips: int, **split: Any) -> Deployment:
+        """The same model, data types, overlap, engine and collectives on `chips` of `chip`,
+        split by the degrees in `split` (tp, pp, ep, replicas) and the rule for the rest."""
         return deployment(
             self.spec,
-            self.chip,
+            chip,
             chips,
-            **kept,
+            **split,
             pad_heads=self.pad_heads,
             weight_dtype=self.weight_dtype,
             kv_dtype=self.kv_dtype,

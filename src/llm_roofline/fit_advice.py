@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .deployment import Deployment, deployment
+from .deployment import Deployment
 from .dtypes import get_dtype, list_dtypes
 from .errors import LlmRooflineError
 from .roofline import positive_array
@@ -162,21 +162,7 @@ def _splits(dep: Deployment, n: int) -> list[Deployment]:
     out = []
     for replicas in (None, 1):
         try:
-            out.append(
-                deployment(
-                    dep.spec,
-                    dep.chip,
-                    n,
-                    replicas=replicas,
-                    pad_heads=dep.pad_heads,
-                    weight_dtype=dep.weight_dtype,
-                    kv_dtype=dep.kv_dtype,
-                    overlap=dep.overlap,
-                    engine=dep.engine,
-                    comm=dep.comm,
-                    model_id=dep.model_id,
-                )
-            )
+            out.append(dep.on(dep.chip, n, replicas=replicas))
         except LlmRooflineError:  # no split of n chips divides the model
             continue
     return out
