@@ -438,7 +438,7 @@ def test_report_says_what_each_of_the_lectures_numbers_is() -> None:
     r = run_cli("report", "--model", "llama-3.1-8b", "--hardware", "h100-sxm")
     assert r.code == 0, r.err
     assert "latency floor (read once each weight a token needs: the fastest" in r.out
-    assert "balance batch B* (compute time = weight-fetch time" in r.out
+    assert "balance batch B* (matmul time = weight-fetch time on this split" in r.out
     assert "memory drain time (capacity ÷ bandwidth" in r.out and "HBM" not in r.out
     # the balanced context, S = 2 · N_active · BW / (FLOP/s · KV bytes per token): Llama 3.1
     # 8B multiplies 8.03e9 − 128,256 × 4,096 (the input embedding, only gathered) = 7.505e9

@@ -73,8 +73,9 @@ def test_kv_overflow_names_the_kv_cache_and_what_would_fit() -> None:
     msg = advice.message
     assert "\n" not in msg
     assert msg.startswith(
-        "weights 16.1 GB + KV cache 17.2 GB = 33.2 GB per chip, 25.8 GB per chip available: "
-        "the weights fit but not with the KV cache of batch 1 at context 131,072"
+        # 25.76e9 B = 25.8 GB = 25.76e9 / 2**30 = 23.99 GiB: the card's "24GB"
+        "weights 16.1 GB + KV cache 17.2 GB = 33.2 GB per chip, 25.8 GB (24.0 GiB) per chip "
+        "available: the weights fit but not with the KV cache of batch 1 at context 131,072"
     )
     for words in (
         "the largest context that fits at batch 1 is 73,996",
@@ -120,8 +121,8 @@ def test_weights_alone_overflow_says_so_and_gives_chips_and_a_weight_type() -> N
     assert advice.weight_dtype == "bf16"
     msg = advice.message
     assert msg.startswith(
-        "weights 32.1 GB + KV cache 0.5 GB = 32.7 GB per chip, 25.8 GB per chip available: "
-        "the weights alone exceed a chip; try 2 chips (tp 1 · pp 2 · 1 replica) or "
+        "weights 32.1 GB + KV cache 0.5 GB = 32.7 GB per chip, 25.8 GB (24.0 GiB) per chip "
+        "available: the weights alone exceed a chip; try 2 chips (tp 1 · pp 2 · 1 replica) or "
         "--weight-dtype bf16 (fits batch 1 at context 4,096)"
     )
     assert "KV cache of batch" not in msg
@@ -280,3 +281,78 @@ def test_callers_never_print_an_empty_reason(monkeypatch: pytest.MonkeyPatch) ->
     r = run_cli("report", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--context", "128k")
     assert r.code == 0, r.err
     assert f"DOES NOT FIT at batch 1: {none_fit}." in r.out
+
+
+def test_predict_csv_and_api_give_the_same_advice(tmp_path: Path) -> None:
+    """`predict` (flags and a CSV's warning column) and /api/predict say what overflows and
+    what would fit, not bytes alone. 16 sequences reaching 32,768 + 1,024 = 33,792 tokens:
+    KV 16 x 33,792 x 131,072 B = 70.9 GB beside 16.1 GB of weights on a 25.76e9 B chip."""
+    from .conftest import run_cli
+
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    line = fit_message(dep, 33_792, 16)
+    assert "KV cache 70.9 GB" in line
+    assert f"{16 * 33_792 * KV_TOKEN / 1e9:.1f}" == "70.9"
+    flags = ["--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--engine", "ideal"]
+    lengths = ["--batch", "16", "--input-len", "32k", "--output-len", "1k"]
+    run = run_cli("predict", *flags, *lengths)
+    assert run.code == 0, run.err
+    assert f"does not fit: {line}" in " ".join((run.out + run.err).split())
+
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    src.write_text(
+        "model,hardware,chips,weight_dtype,engine,mode,batch,input_len,output_len\n"
+        "llama-3.1-8b,rtx-4090,1,bf16,ideal,decode,16,32768,1024\n"
+        "llama-3.1-8b,rtx-4090,1,bf16,ideal,decode,1,1024,1024\n"
+    )
+    run = run_cli("predict", "--scenarios", str(src), "--out", str(out))
+    assert run.code == 0, run.err
+    import csv
+
+    rows = list(csv.DictReader(out.open()))
+    # a CSV's rows are advised together (`bulk_advice`): the same parts and the same largest
+    # context and batch as the one-scenario advice, the chip and type searches left to it
+    advice = fit_advice(dep, 33_792, 16)
+    assert (advice.max_context, advice.max_batch) == (4_620, 2)
+    # by hand: 16 (131,072 S + 594,944) <= 9,699,477,504 -> S <= 4,620.3; and
+    # 9,699,477,504 / (33,792 x 131,072 + 594,944) = 2.19 -> 2
+    assert math.floor((FREE / 16 - ACT) / KV_TOKEN) == 4_620
+    assert math.floor(FREE / (33_792 * KV_TOKEN + ACT)) == 2
+    warning = rows[0]["warning"]
+    assert warning.startswith(f"does not fit: {line.split(': the weights fit')[0]}")
+    for words in (
+        "the largest context that fits at batch 16 is 4,620",
+        "the largest batch at context 33,792 is 2",
+        "a smaller --kv-dtype or more chips (predict this scenario alone to have them named)",
+    ):
+        assert words in warning, words
+    assert rows[1]["warning"] == ""  # 1 x 2,048 tokens fits: no warning
+
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from llm_roofline.web import create_app
+
+    body = {"model": "llama-3.1-8b", "hardware": "rtx-4090", "engine": "ideal"}
+    body |= {"batch": 16, "input_len": 32768, "output_len": 1024}
+    r = TestClient(create_app()).post("/api/predict", json=body)
+    assert r.status_code == 200
+    assert r.json()["warning"] == f"does not fit: {line}"
+
+
+def test_bulk_advice_agrees_with_the_one_scenario_advice() -> None:
+    """The vectorised bisection of `bulk_advice` finds the same largest context and batch as
+    `fit_advice`'s scalar one, pair by pair; weights that alone overflow are said so."""
+    from llm_roofline.fit_advice import bulk_advice
+
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    pairs = [(1, 131_072), (16, 33_792), (64, 4096), (400, 4096), (3, 100_000)]
+    bulk = bulk_advice(dep, [b for b, _ in pairs], [s for _, s in pairs])
+    for (b, s), got in zip(pairs, bulk, strict=True):
+        one = fit_advice(dep, s, b)
+        assert (got.max_context, got.max_batch) == (one.max_context, one.max_batch), (b, s)
+        assert got.message.startswith(one.message.split(": the weights fit")[0])
+    # 70B in bf16 is 141 GB: the weights alone exceed one 85.5 GB H100
+    big = deployment("llama-3.1-70b", "h100-sxm", 1, engine="ideal")
+    (got,) = bulk_advice(big, [1], [4096])
+    assert got.weights_alone and "the weights alone exceed a chip; try more chips" in got.message

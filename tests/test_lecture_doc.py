@@ -101,3 +101,27 @@ def test_figures_exist() -> None:
     ):
         path = DOC.parent / "figures" / f"deepseek-v3_gb200_x72_{name}.png"
         assert path.stat().st_size > 10_000, path
+
+
+def test_balance_batch_on_the_split(text: str) -> None:
+    """B* on the rack's split, by hand from the weights on the fullest GPU (fp8: a byte each)."""
+    dep = lr.deployment("deepseek-v3", "gb200", 72, weight_dtype="fp8", engine="ideal")
+    w_chip = dep.weights_per_chip_bytes() / 1.0  # fp8: parameters = bytes
+    n_active = dep.model.params_multiplied
+    assert f"plus its four experts a layer, **{w_chip / 1e9:.1f}** billion" in text
+    chip = dep.chip
+    per_seq = chip.flops(chip.compute_dtype_for("fp8")) / chip.memory_bw * (1.0 / 2)
+    assert f"(bytes / 2) = {per_seq:.1f} sequences" in text
+    ratio = 72 * w_chip / n_active
+    assert f"72 × {w_chip / 1e9:.1f} / {n_active / 1e9:.1f} = **{ratio:.1f}**" in text
+    assert f"is about {round(per_seq * ratio, -2):,.0f}" in text
+    assert per_seq * ratio == pytest.approx(dep.balance_batch, rel=0.05)
+    # two micro-batches from about 22,000 sequences: at 2 B* the shortest context is still
+    # memory-bound, at 3 B* compute-bound (the figure's batch)
+    B = np.arange(20_000, 24_000, 100.0)
+    first_two = B[np.argmax(dep.decode(B, 4096).micro_batches > 1)]
+    assert 21_000 <= first_two <= 23_000
+    assert "past about 22,000 sequences" in text
+    b = dep.balance_batch
+    assert list(np.atleast_1d(dep.decode(round(2 * b), 64).bound_names)) == ["memory"]
+    assert list(np.atleast_1d(dep.decode(round(3 * b), 64).bound_names)) == ["compute"]

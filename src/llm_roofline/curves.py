@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from .arrays import FloatArray
 from .cost import cost_terms
 from .deployment import Deployment
-from .roofline import StepTime, balance_batch
+from .roofline import StepTime
 from .units import mega
 
 __all__ = [
@@ -43,6 +43,7 @@ def step_figures(dep: Deployment, step: StepTime) -> dict[str, np.ndarray]:
     usd = price * t / tokens * mega if _priced(dep) else np.full(np.shape(t), np.nan)
     return {
         "t_compute_s": np.asarray(step.t_compute),
+        "t_matmul_s": np.asarray(step.t_matmul),
         "t_weights_s": np.asarray(step.t_weights),
         "t_kv_s": np.asarray(step.t_kv),
         "t_comm_s": np.asarray(step.t_comm),
@@ -60,14 +61,13 @@ def step_figures(dep: Deployment, step: StepTime) -> dict[str, np.ndarray]:
 def batch_axis(dep: Deployment, context_len: int, points: int = 200) -> tuple[FloatArray, int]:
     """Batches to draw and the largest that fits. The axis ends a little (30%) past the largest
     batch that fits, so the span beyond it shows without dwarfing what can run; when not one
-    sequence fits, it runs to 2.5 B* (of each independent group). Evenly spaced points for a
+    sequence fits, it runs to 2.5 B* (of the whole deployment). Evenly spaced points for a
     linear axis and as many spaced by ratio for a log one, so both draw smooth."""
     fit = int(dep.max_batch(context_len))
     if fit >= 1:
         top = max(int(np.ceil(1.3 * fit)), 16)
     else:
-        b_star = balance_batch(dep.model, dep.chip, weight_dtype=dep.weight_dtype)
-        top = max(int(2.5 * b_star * dep.groups), 16)
+        top = max(int(2.5 * dep.balance_batch), 16)
     grid = np.concatenate([np.linspace(1, top, points), np.geomspace(1, top, points)])
     return np.unique(np.append(grid.round(), fit if fit >= 1 else 1)), fit
 

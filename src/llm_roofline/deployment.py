@@ -113,6 +113,13 @@ class Deployment:
         groups. The fewest sequences that keep every chip busy."""
         return self.replicas * self.dp
 
+    @cached_property
+    def balance_batch(self) -> float:
+        """B* for this split, counting every group's batch (`balance.deployment_balance_batch`)."""
+        from .balance import deployment_balance_batch
+
+        return deployment_balance_batch(self)
+
     @property
     def profile(self) -> Profile | None:
         """The calibrated engine on this deployment's chip (None for `ideal`): how serving
@@ -290,14 +297,18 @@ class Deployment:
         B = count(batch, "batch")
         per = -(-B // self.replicas)
         kw: dict[str, Any] = {"input_len": input_len, "output_len": output_len, "mode": mode}
+        from .fit_advice import advised
+
         res = serve(self.model, self.instance, batch=per, profile=self.profile, **kw, **self._kw())
-        return replicated(res, batch=B, per_replica=per, replicas=self.replicas)
+        whole = replicated(res, batch=B, per_replica=per, replicas=self.replicas)
+        return advised(self, whole, B, input_len + output_len)
 
     def serve_many(
         self, batch: ArrayLike, input_len: ArrayLike, output_len: ArrayLike, mode: str = "decode"
     ) -> Any:
         """`serve` for many scenarios at once (arrays, one element a scenario; each pass one
         engine call over them all): `serve`'s figures as `serving.ServingColumns`."""
+        from .fit_advice import advised
         from .serving import replicated, serve_many, valid_rows
 
         B, I, O = (np.asarray(x).ravel() for x in (batch, input_len, output_len))
@@ -307,7 +318,8 @@ class Deployment:
         per = -(-whole // self.replicas)
         kw = {"input_len": I, "output_len": O, "mode": mode, **self._kw()}
         res = serve_many(self.model, self.instance, batch=per, profile=self.profile, **kw)
-        return replicated(res, batch=whole, per_replica=per, replicas=self.replicas)
+        res = replicated(res, batch=whole, per_replica=per, replicas=self.replicas)
+        return advised(self, res, whole, I + O)
 
 
 def engine_name(engine: str | None) -> str:

@@ -25,16 +25,28 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .deployment import Deployment
 from .dtypes import get_dtype, list_dtypes
 from .errors import LlmRooflineError
 from .roofline import positive_array
-from .units import GB
+from .serving import NO_FIT
+from .serving_results import ServingColumns, ServingResult
+from .units import GB, GiB
 
-__all__ = ["KV_CACHE_DTYPES", "FitAdvice", "fit_advice", "fit_message", "no_fit_reason"]
+__all__ = [
+    "KV_CACHE_DTYPES",
+    "FitAdvice",
+    "advised",
+    "bulk_advice",
+    "fit_advice",
+    "fit_message",
+    "no_fit_reason",
+]
 
 # Cache types serving engines keep a KV cache in, of the data types in data/dtypes.toml:
 # - fp8: vLLM's kv_cache_dtype="fp8"
@@ -45,6 +57,8 @@ __all__ = ["KV_CACHE_DTYPES", "FitAdvice", "fit_advice", "fit_message", "no_fit_
 #   (https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp).
 # GGUF K-quants and whole-file mixes (q6_k, q4_k_m, ...) are weight formats, never a cache.
 KV_CACHE_DTYPES = ("fp8", "int8", "q8_0", "q4_0", "nvfp4")
+
+Result = TypeVar("Result", ServingResult, ServingColumns)
 
 MAX_CHIPS = 4096  # the chip search stops here at the latest (the API's largest deployment)
 
@@ -72,6 +86,7 @@ class FitAdvice:
     weight_dtype: str | None
     kv_dtype: str | None
     chips_tried: int = 0  # the most chips the search tried (0: it did not search)
+    searched: bool = True  # False: chips and data types were not searched (`advised` in bulk)
 
     @property
     def total(self) -> float:
@@ -99,10 +114,17 @@ class FitAdvice:
         )
         parts = (
             f"weights {self.weights / GB:,.1f} GB + KV cache {self.kv / GB:,.1f} GB{act} = "
-            f"{self.total / GB:,.1f} GB per chip, {self.capacity / GB:,.1f} GB per chip available"
+            f"{self.total / GB:,.1f} GB per chip, {self.capacity / GB:,.1f} GB "
+            f"({self.capacity / GiB:,.1f} GiB) per chip available"
         )
         here = f"batch {self.batch:,} at context {self.context_len:,}"
         chips = f"{self.chips} chips ({self.chips_split})" if self.chips else ""
+        unsearched = "predict this scenario alone to have them named"
+        if self.weights_alone and not self.searched:
+            return (
+                f"{parts}: the weights alone exceed a chip; try more chips or a smaller "
+                f"--weight-dtype ({unsearched})"
+            )
         if self.weights_alone:
             weight_type = f"--weight-dtype {self.weight_dtype}" if self.weight_dtype else ""
             tries = [t for t in (chips, weight_type) if t]
@@ -129,11 +151,15 @@ class FitAdvice:
         tries += ["a shorter context"] if self.max_context else []
         tries += ["a smaller batch"] if self.max_batch else []
         tries += [chips] if chips else []
+        if not self.searched:
+            tries += ["a smaller --kv-dtype", "more chips"]
         fix = (
             ", ".join(tries[:-1]) + (" or " if len(tries) > 1 else "") + tries[-1]
             if tries
             else "a smaller batch and a shorter context"
         )
+        if not self.searched:
+            fix += f" ({unsearched})"
         return (
             f"{parts}: the weights fit but not with the {part} of {here}; {longest}, "
             f"{widest}; try {fix}"
@@ -258,3 +284,74 @@ def no_fit_reason(line: str, context_len: int, largest: int) -> str:
     if largest < 1:
         return f"not one sequence fits at context {context_len:,} (the largest batch is 0)"
     return f"the largest batch that fits at context {context_len:,} is {largest:,}"
+
+
+def _largest_contexts(dep: Deployment, batch: np.ndarray, below: np.ndarray) -> np.ndarray:
+    """`_largest_context` for many (batch, context) pairs at once: one memory call a round of a
+    bisection run on every pair together."""
+    lo = np.where(dep.memory(batch, 1).fits & (below > 1), 1, 0).astype(np.int64)
+    hi = np.where(lo > 0, below - 1, 0).astype(np.int64)
+    while np.any(lo < hi):
+        mid = (lo + hi + 1) // 2
+        ok = dep.memory(batch, np.maximum(mid, 1)).fits
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1)
+    return lo
+
+
+def bulk_advice(dep: Deployment, batch: ArrayLike, context_len: ArrayLike) -> list[FitAdvice]:
+    """`fit_advice` for many scenarios at once, without the searches over chips and data types
+    (those take milliseconds a scenario; the message says how to have them named): the parts,
+    the part that overflows, the largest context at each batch and the largest batch at each
+    context, from a few memory calls on arrays."""
+    B = np.atleast_1d(positive_array(batch, "batch")).astype(np.int64)
+    S = np.atleast_1d(positive_array(context_len, "context_len")).astype(np.int64)
+    B, S = np.broadcast_arrays(B, S)
+    mem = dep.memory(B, S)
+    parts = [np.broadcast_to(x, B.shape) for x in (mem.weights, mem.kv, mem.activations)]
+    weights_alone = parts[0] > mem.capacity
+    longest = _largest_contexts(dep, B, np.where(weights_alone, 0, S))
+    widest = np.broadcast_to(dep.max_batch(S), B.shape)
+    return [
+        FitAdvice(
+            int(B[i]),
+            int(S[i]),
+            float(parts[0][i]),
+            float(parts[1][i]),
+            float(parts[2][i]),
+            float(mem.capacity),
+            None if weights_alone[i] else int(longest[i]),
+            0 if weights_alone[i] else int(widest[i]),
+            None,
+            "",
+            None,
+            None,
+            searched=False,
+        )
+        for i in range(B.size)
+    ]
+
+
+def _with_line(warnings: tuple[str, ...], line: str) -> tuple[str, ...]:
+    return tuple(NO_FIT + line if line and w.startswith(NO_FIT) else w for w in warnings)
+
+
+def advised(dep: Deployment, res: Result, batch: Any, context_len: Any) -> Result:
+    """Serving figures whose "does not fit" warnings say what overflows and what would fit,
+    in place of the engine's bytes-only line, at the batch and the longest context each
+    scenario reaches. One scenario gets `fit_message` (chips and data types searched); columns
+    of them `bulk_advice`'s line. The engine's line stays where the advice finds the scenario
+    fits (the engine also counts a prefill chunk's activations)."""
+    if isinstance(res, ServingResult):
+        if not any(w.startswith(NO_FIT) for w in res.warnings):
+            return res
+        line = fit_message(dep, int(context_len), int(batch))
+        return dataclasses.replace(res, warnings=_with_line(res.warnings, line))
+    rows = [i for i, w in enumerate(res.warnings) if any(x.startswith(NO_FIT) for x in w)]
+    if not rows:
+        return res
+    B = np.broadcast_to(np.asarray(batch, dtype=np.int64), (len(res.warnings),))[rows]
+    S = np.broadcast_to(np.asarray(context_len, dtype=np.int64), (len(res.warnings),))[rows]
+    warnings = list(res.warnings)
+    for i, advice in zip(rows, bulk_advice(dep, B, S), strict=True):
+        warnings[i] = _with_line(warnings[i], advice.message)
+    return dataclasses.replace(res, warnings=tuple(warnings))

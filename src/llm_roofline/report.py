@@ -11,7 +11,7 @@ import numpy as np
 
 from .curves import step_figures
 from .deployment import Deployment
-from .roofline import balance_batch, positive_array
+from .roofline import positive_array
 
 __all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "fit_message", "sweep"]
 __all__ += ["OVERLAP_SUM", "engine_efficiencies", "engine_fixed_s", "engine_parts", "parts_note"]
@@ -110,7 +110,7 @@ def decode_report(dep: Deployment, *, context_len: int = 4096) -> DecodeReport:
         overlap=dep.overlap,
         latency_floor_s=float(one.t_weights.flat[0]),
         all_weights_time_s=dep.weights_per_chip_bytes() * dep.pp / dep.chip.memory_bw,
-        balance_batch=balance_batch(spec, dep.chip, weight_dtype=dep.weight_dtype),
+        balance_batch=dep.balance_batch,
         drain_time_s=dep.chip.drain_time_s,
         max_batch=fit,
         weights_per_chip_bytes=dep.weights_per_chip_bytes(),

@@ -57,7 +57,7 @@ from .roofline import MAX_SIZE, StepTime, as_system, decode_step, mixed_step, pr
 from .serving_results import ServingColumns, ServingResult, Timing, join, replicated
 from .spans import MAX_STEPS_SAMPLED, Spans, size
 from .speculative import SpeculativeResult, speculative_decode, tokens_per_verification
-from .units import GB, mega
+from .units import GB, GiB, mega
 
 __all__ = [
     "MODES",
@@ -78,6 +78,7 @@ __all__ = [
 
 MODES = ("decode", "static", "continuous")
 PREFILL_CHUNK = 8192  # tokens per prefill pass when sizing activation memory (vLLM's default)
+NO_FIT = "does not fit: "  # how a warning that the scenario overflows memory begins
 POINTS_PER_CALL = 1 << 19  # decode contexts per engine call in `serve_many`: bounds its memory
 
 
@@ -190,8 +191,9 @@ def _terms(
             )
         if not fits[r]:
             w.append(
-                f"does not fit: {memory[r] / GB:,.1f} GB per chip needed, "
-                f"{system.chip.memory_bytes / GB:,.1f} GB per chip available"
+                f"{NO_FIT}{memory[r] / GB:,.1f} GB per chip needed, "
+                f"{system.chip.memory_bytes / GB:,.1f} GB "
+                f"({system.chip.memory_bytes / GiB:,.1f} GiB) per chip available"
             )
         warnings[r] = tuple(w)
     return ServingTerms(

@@ -72,7 +72,7 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
         )
     lines.append(
         (
-            "balance batch B* (compute time = weight-fetch time; below it, memory-bound)",
+            "balance batch B* (matmul time = weight-fetch time on this split; memory-bound below)",
             f"{rep.balance_batch:,.0f}",
         )
     )

@@ -364,6 +364,20 @@ def _place_legend(entry: _Legend, page: _Page) -> None:
 _ROOM_PAD = 0.1  # inches under a legend under the axes
 
 
+def _fit_columns(entry: _Legend, fig: Figure, renderer: RendererBase) -> Any:
+    """The legend under the axes with as many of its columns as fit across the figure, centred
+    under the axes (fewer columns, more rows: `entry.kw["ncol"]` is lowered to that)."""
+    box = entry.ax.get_position()
+    mid = (box.x0 + box.x1) / 2  # the legend is centred under the axes
+    room = 2 * min(mid, 1 - mid) * fig.bbox.width * 0.98
+    while True:
+        leg: Any = entry.ax.legend(**entry.kw)
+        ncol = int(entry.kw.get("ncol", 1))
+        if ncol == 1 or leg.get_window_extent(renderer).width <= room:
+            return leg
+        entry.kw["ncol"] = ncol - 1
+
+
 def room_below(fig: Figure, renderer: RendererBase) -> float:
     """Inches to keep under the axes (below their tick labels and titles) for the legends drawn
     there, with a row to spare for each label that may move into one."""
@@ -374,7 +388,7 @@ def room_below(fig: Figure, renderer: RendererBase) -> float:
     for entry in plan.legends:
         if not entry.below:
             continue
-        leg: Any = entry.ax.legend(**entry.kw)
+        leg = _fit_columns(entry, fig, renderer)
         height = leg.get_window_extent(renderer).height / fig.dpi
         n = len(leg.get_texts())
         spare = sum(lab.line is not None and lab.text.axes is entry.ax for lab in plan.labels)

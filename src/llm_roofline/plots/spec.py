@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from ..deployment import Deployment
 from ..hardware import System
 from ..model import ModelSpec
-from ..roofline import balance_batch
 
 __all__ = ["PlotSpec"]
 
@@ -48,7 +47,5 @@ class PlotSpec:
         )
 
     def b_star(self) -> float:
-        """B* of one group, times the independent groups (replicas × data-parallel groups:
-        the batch counts them all)."""
-        b = balance_batch(self.model, self.dep.chip, weight_dtype=self.weight_dtype)
-        return b * self.dep.groups
+        """B* of the deployment on its split, as a batch of all its groups."""
+        return self.dep.balance_batch

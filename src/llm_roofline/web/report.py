@@ -27,6 +27,7 @@ __all__ = ["POINTS", "config_warnings", "context_axis", "context_warnings", "rep
 POINTS = 200
 _TERMS = (
     "t_compute_s",
+    "t_matmul_s",
     "t_weights_s",
     "t_kv_s",
     "t_comm_s",

@@ -17,7 +17,7 @@ const CHIP_FIELDS = [
   ["fp8_dense_tflops", "fp8 dense", "TFLOP/s"],
   ["fp4_dense_tflops", "fp4 dense", "TFLOP/s"],
   ["memory_bandwidth_tb_per_s", "memory bandwidth", "TB/s"],
-  ["memory_capacity_gb", "memory capacity", "GB"],
+  ["memory_capacity_gb", "memory capacity", "GB = 10⁹ B", "GB of 10⁹ bytes: a card sold as \"24GB\" holds 24 GiB = 25.8 GB, as nvidia-smi reports it"],
   ["scale_up_domain_chips", "scale-up domain", "chips"],
   ["scale_up_bandwidth_gb_per_s", "scale-up link", "GB/s per chip"],
   ["scale_out_bandwidth_gb_per_s", "scale-out", "GB/s per chip"],
@@ -90,9 +90,10 @@ function baseValue(rec, key) {
 function buildChipEditor() {
   const box = $("chip_fields");
   box.innerHTML = "";
-  for (const [key, label, unit] of CHIP_FIELDS) {
+  for (const [key, label, unit, hint] of CHIP_FIELDS) {
     const l = document.createElement("label");
     l.innerHTML = `<span>${label} <i>(${unit})</i></span>`;
+    if (hint) l.title = hint;
     const inp = document.createElement("input");
     inp.type = "number"; inp.step = "any"; inp.id = "chip_" + key; inp.name = "chip." + key; inp.dataset.key = key;
     inp.addEventListener("input", () => { markEdits(); later(); });
@@ -275,7 +276,8 @@ function drawNumbers(r) {
   $("n_floor").textContent = fmtTime(r.latency_floor_s);
   $("n_bstar").textContent = fmtNum(r.balance_batch);
   $("n_bctx").textContent = r.balanced_context === null ? "–" : `${fmtNum(r.balanced_context)} tokens`;
-  $("n_mem").textContent = `${fmtGB(a.memory_per_chip_bytes)} of ${fmtGB(a.memory_capacity_bytes)}`;
+  const gib = (a.memory_capacity_bytes / 2 ** 30).toLocaleString("en-US", { maximumFractionDigits: 1 });
+  $("n_mem").textContent = `${fmtGB(a.memory_per_chip_bytes)} of ${fmtGB(a.memory_capacity_bytes)} (${gib} GiB)`;
   $("n_mem").classList.toggle("bad", !a.fits);
   $("n_max").textContent = fmtNum(r.max_batch);
   $("regime_text").textContent = a.regime;
@@ -301,13 +303,20 @@ function band(name, x, lo, hi, color, group) {
   ];
 }
 const anyPositive = (a) => a.some((v) => v !== null && v > 0);
+// whether attention is over 5% of the compute anywhere on a curve
+const attentionShows = (c) => c.t_compute_s.some((v, i) => v > 0 && v - c.t_matmul_s[i] > 0.05 * v);
 // the ideal terms of a step curve (seconds -> ms)
 function termTraces(c, x) {
   const out = [
     line("compute", x, ms(c.t_compute_s), C.compute),
+  ];
+  // attention is compute too; where it is a visible share, the matmuls alone (what B* weighs
+  // against the weight fetch) get a line of their own
+  if (attentionShows(c)) out.push(line("matmul (no attention)", x, ms(c.t_matmul_s), C.compute, { line: { dash: "dot", width: 1.2 } }));
+  out.push(
     line("weights", x, ms(c.t_weights_s), C.weights),
     line("KV cache", x, ms(c.t_kv_s), C.kv),
-  ];
+  );
   if (anyPositive(c.t_comm_s)) out.push(line("communication", x, ms(c.t_comm_s), C.comm));
   out.push(line("memory (weights + KV)", x, ms(c.t_memory_s), C.memory, { line: { dash: "dash", width: 1.2 } }));
   return out;

@@ -120,7 +120,7 @@ const LR = (() => {
 
   // ---- the lecture's markers, defined (the cards' tooltips and the charts' marker hovers) ----
   const DEFS = {
-    bstar: "B*, the balance batch: the batch at which the step's compute time equals its weight-fetch time; memory-bound below it (batching more is almost free), compute-bound above",
+    bstar: "B*, the balance batch: the batch (all replicas and groups) at which the busiest chip's matmul time equals its weight-fetch time (attention and KV left out, as in the lecture); memory-bound below it (batching more is almost free), compute-bound above",
     floor: "latency floor: all the weights a token needs, read once at full memory bandwidth; the fastest a token can come, whatever the batch",
     bctx: "balanced context: the context at which one sequence's KV-cache fetch takes as long as its matmuls; beyond it, reading the KV cache bounds the step",
     nofit: "beyond here the weights, KV cache and activations need more memory than a chip has",
