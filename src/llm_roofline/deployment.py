@@ -290,8 +290,18 @@ class Deployment:
 
         return weights_per_chip(self.model, self.parallel) * get_dtype(self.weight_dtype).bytes
 
-    def serve(self, *, batch: int, input_len: int, output_len: int, mode: str = "decode") -> Any:
-        """The scenario contract's figures for this deployment (see `serving.serve`)."""
+    def serve(
+        self,
+        *,
+        batch: int,
+        input_len: int,
+        output_len: int,
+        mode: str = "decode",
+        search_fit: bool = False,
+    ) -> Any:
+        """The scenario contract's figures for this deployment (see `serving.serve`); with
+        `search_fit`, a "does not fit" warning also names the chips and data types that would
+        fit (`fit_advice.advised`)."""
         from .serving import replicated, serve
 
         B = count(batch, "batch")
@@ -301,7 +311,7 @@ class Deployment:
 
         res = serve(self.model, self.instance, batch=per, profile=self.profile, **kw, **self._kw())
         whole = replicated(res, batch=B, per_replica=per, replicas=self.replicas)
-        return advised(self, whole, B, input_len + output_len)
+        return advised(self, whole, B, input_len + output_len, search=search_fit)
 
     def serve_many(
         self, batch: ArrayLike, input_len: ArrayLike, output_len: ArrayLike, mode: str = "decode"

@@ -335,16 +335,20 @@ def _with_line(warnings: tuple[str, ...], line: str) -> tuple[str, ...]:
     return tuple(NO_FIT + line if line and w.startswith(NO_FIT) else w for w in warnings)
 
 
-def advised(dep: Deployment, res: Result, batch: Any, context_len: Any) -> Result:
+def advised(
+    dep: Deployment, res: Result, batch: Any, context_len: Any, *, search: bool = False
+) -> Result:
     """Serving figures whose "does not fit" warnings say what overflows and what would fit,
     in place of the engine's bytes-only line, at the batch and the longest context each
-    scenario reaches. One scenario gets `fit_message` (chips and data types searched); columns
-    of them `bulk_advice`'s line. The engine's line stays where the advice finds the scenario
-    fits (the engine also counts a prefill chunk's activations)."""
+    scenario reaches: `bulk_advice`'s line, the same for a scenario alone or among many; with
+    `search` (one scenario: a few milliseconds), `fit_message`'s, which also names the chips
+    and the data types that would fit. The engine's line stays where the advice finds the
+    scenario fits (the engine also counts a prefill chunk's activations)."""
     if isinstance(res, ServingResult):
         if not any(w.startswith(NO_FIT) for w in res.warnings):
             return res
-        line = fit_message(dep, int(context_len), int(batch))
+        B, S = int(batch), int(context_len)
+        line = fit_message(dep, S, B) if search else bulk_advice(dep, B, S)[0].message
         return dataclasses.replace(res, warnings=_with_line(res.warnings, line))
     rows = [i for i, w in enumerate(res.warnings) if any(x.startswith(NO_FIT) for x in w)]
     if not rows:

@@ -170,12 +170,18 @@ def scenario_inputs(
 
 
 def predict_one(
-    row: Mapping[str, Any], line: int = 0, *, settings: Mapping[str, Any] | None = None
+    row: Mapping[str, Any],
+    line: int = 0,
+    *,
+    settings: Mapping[str, Any] | None = None,
+    search_fit: bool = False,
 ) -> ScenarioResult:
     """Predict one scenario given as a mapping of the contract's input columns.
 
     `settings`: deployment fields that are not CSV columns (`overlap`, `price_usd_per_hour`;
-    from the command line's flags), applied to the row's deployment."""
+    from the command line's flags), applied to the row's deployment. `search_fit`: a "does not
+    fit" warning names the chips and data types that would fit (`Deployment.serve`); a row of
+    a file leaves it off, so that it reads as the file's other rows do."""
     inputs, err = _normalise(row, line)
     result = ScenarioResult(line=line, inputs=inputs, error=err)
     if err:
@@ -192,7 +198,7 @@ def predict_one(
         model=inputs["model"],
         hardware=inputs["hardware"],
     )
-    _serve_one(dep, result)
+    _serve_one(dep, result, search_fit)
     return result
 
 
@@ -201,7 +207,7 @@ def _row_error(exc: LlmRooflineError, line: int, *attrs: str) -> RowError:
     return RowError(line, named if named in INPUT_COLUMNS else "row", str(exc))
 
 
-def _serve_one(dep: Deployment, result: ScenarioResult) -> None:
+def _serve_one(dep: Deployment, result: ScenarioResult, search_fit: bool = False) -> None:
     inputs = result.inputs
     try:
         res = dep.serve(
@@ -209,6 +215,7 @@ def _serve_one(dep: Deployment, result: ScenarioResult) -> None:
             input_len=inputs["input_len"],
             output_len=inputs["output_len"],
             mode=inputs["mode"],
+            search_fit=search_fit,
         )
     except LlmRooflineError as exc:
         result.error = _row_error(exc, result.line, "field")

@@ -133,7 +133,11 @@ def predict(req: PredictRequest) -> dict[str, Any]:
     """One scenario of the contract (the same columns as `llm-roofline predict --json`)."""
     dep = deployment_of(req)
     res = dep.serve(
-        batch=req.batch, input_len=req.input_len, output_len=req.output_len, mode=req.mode
+        batch=req.batch,
+        input_len=req.input_len,
+        output_len=req.output_len,
+        mode=req.mode,
+        search_fit=True,
     )
     out = res.as_dict()
     record = {**scenario_inputs(dep, req.batch, req.input_len, req.output_len, req.mode)}
