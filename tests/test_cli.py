@@ -426,12 +426,12 @@ CASES: list[Case] = [
     # no --active-params: the model's 69,501,714,432; 2 x that / (600 x 200,000) = 1,158.36
     Case("pricing takes active params from the model",
          f"{PRICES} --model llama-3.1-70b --chips 8",
-         out=("6.95e+10 active parameters (llama-3.1-70b's", "KV ≈ 1,158 bytes per token")),
+         out=("69.5 billion active parameters (llama-3.1-70b's", "KV ≈ 1,158 bytes per token")),
     # the given 1e11: 2 x 1e11 / 1.2e8 = 1,666.7 -> "1,667", and a note that it differs
     Case("pricing notes a given active params that differs",
          f"{PRICES} --active-params 1e11 --model llama-3.1-70b --chips 8",
          out=("KV ≈ 1,667 bytes per token",
-              "note: --active-params 1e+11 differs from llama-3.1-70b's 6.95e+10")),
+              "note: --active-params (100 billion) differs from llama-3.1-70b's 69.5 billion")),
     Case("cache-tiers json", f"cache-tiers {LLAMA} --context 10000 --hold 1,3600 --out {{tmp}} "
          "--json", check=_cache_tiers_json),
     # Llama 3.1 70B on one H100 at 100,000 tokens: 141.1 GB of weights + 32.8 GB of KV against
@@ -448,8 +448,8 @@ CASES: list[Case] = [
     # buys as many tokens, RL (3 N FLOPs a token against inference's 2 N) 2/3 as many, 5.76e11;
     # Chinchilla for 1e9 active parameters: 20 x 1e9 = 2e10, so 8.64e11 / 2e10 = 43.2
     Case("balance", "balance --tokens-per-s 1e6 --days 10 --active-params 1e9",
-         out=("inference tokens:  8.64e+11", "pre-training tokens at equal cost: 8.64e+11",
-              "RL tokens at equal cost: 5.76e+11", "over-training factor 43.2")),
+         out=("inference tokens: 864 billion", "pre-training tokens at equal cost: 864 billion",
+              "RL tokens at equal cost: 576 billion", "over-training factor 43.2")),
     # what-if verbs. Batch 1 on the ideal engine is memory-bound: the step is bytes over the
     # bandwidth, so +10% bandwidth is 1.1× the tokens/s (+10.0%) and FLOP/s buys nothing
     Case("sensitivity", "sensitivity --model llama-3.1-8b --hardware h100-sxm --batch 1 "

@@ -180,15 +180,21 @@ def _bounds(
 
 
 def priced_chips(
-    chips: Sequence[Chip], prices: Mapping[str, float] | None, *, field: str = "prices"
+    chips: Sequence[Chip],
+    prices: Mapping[str, float] | Sequence[tuple[str, float]] | None,
+    *,
+    field: str = "prices",
 ) -> list[Chip]:
-    """The chips to plan on, each at the price given for it, keyed by chip id (case ignored);
-    the others at their own. Refused naming `field`: a price for a chip not among them, or one
-    that is not over 0 and at most 1,000 $ per chip-hour (a plan ranks fleets by cost, so
-    hardware you own, price 0, cannot be planned)."""
+    """The chips to plan on, each at the price given for it, keyed by chip id (case ignored),
+    as a mapping or as (id, price) pairs in the order given; the others at their own. Refused
+    naming `field`: a price for a chip not among them, two prices for one chip (`h100-sxm` and
+    `H100-SXM` are one), or one that is not over 0 and at most 1,000 $ per chip-hour (a plan
+    ranks fleets by cost, so hardware you own, price 0, cannot be planned)."""
     out = list(chips)
     at = {c.id.lower(): i for i, c in enumerate(out)}
-    for key, usd in (prices or {}).items():
+    pairs = list(prices.items() if isinstance(prices, Mapping) else prices or ())
+    seen: dict[int, object] = {}  # chip index -> the price given for it first
+    for key, usd in pairs:
         i = at.get(str(key).strip().lower())
         if i is None:
             raise InputError(
@@ -196,6 +202,12 @@ def priced_chips(
                 f"({', '.join(c.id for c in out)})",
                 field=field,
             )
+        if i in seen:  # the later would silently win
+            a, b = (f"{x:g}" if isinstance(x, (int, float)) else repr(x) for x in (seen[i], usd))
+            raise InputError(
+                f"two prices for {out[i].id}, {a} and {b} $ per chip-hour: give one", field=field
+            )
+        seen[i] = usd
         ok = isinstance(usd, (int, float)) and not isinstance(usd, bool) and math.isfinite(usd)
         if not (ok and 0 < usd <= 1000):
             raise InputError(

@@ -17,24 +17,56 @@ from ..errors import InputError
 from ..roofline import OVERLAP_MODES  # the package (numpy) is loaded already: costs nothing
 from ..units import COUNT_HELP, parse_count
 
-# the engines `--engine` takes (a test checks this against `calibrate.list_profiles`, which
-# reads the fitted constants: too slow for `--help`)
-ENGINE_FAMILIES = "vllm, trtllm, sglang, llamacpp, lmdeploy, mlx, habana"
+# where a help text names the fitted engine families: `HelpFormatter` puts `engine_families()`
+# in its place when help is printed (reading profiles.toml at every start would slow them all)
+ENGINE_FAMILIES = "<ENGINE FAMILIES>"
 ENGINE_HELP = (
     "how a pass is timed: calibrated (default: the realistic estimate with a range, constants "
     "fitted to measurements of this chip's vendor and memory kind), ideal (datasheet peaks, no "
-    f"overheads: the lower bound), or an engine family, {ENGINE_FAMILIES} (calibrated, plus "
-    "what was measured of that engine)"
+    f"overheads: the lower bound), or a fitted engine family, {ENGINE_FAMILIES} (calibrated, "
+    "plus what was measured of that engine)"
 )
 SIZES = f"sizes like 16k or 1M ({COUNT_HELP})"
 RANGE_HELP = "A..B = powers of two from A to B (1..256 = 1,2,4,...,256)"
 _BIG = 10**18  # larger counts are refused while parsing; the library names its own limits
 
 
+def engine_families() -> str:
+    """The engine families `--engine` takes besides calibrated and ideal, as the library lists
+    them (`calibrate.list_profiles`: the families fitted in data/profiles.toml), each with the
+    other names it answers to: 'llama.cpp (llamacpp, llama-cpp), lmdeploy, ...'."""
+    from .. import calibrate
+
+    names = calibrate.list_profiles()
+    aliases: dict[str, list[str]] = {}
+    for name in names:
+        family = calibrate.ENGINE_ALIASES.get(name)
+        if family is not None:
+            aliases.setdefault(family, []).append(name)
+    families = [n for n in names if n not in ("calibrated", "ideal", *calibrate.ENGINE_ALIASES)]
+    return (
+        ", ".join(f + (f" ({', '.join(aliases[f])})" if f in aliases else "") for f in families)
+        or "none fitted"
+    )
+
+
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, but a description or epilog keeps its paragraphs (blank lines
     between them), and a paragraph with an indented line is printed as written (examples,
-    lists); the others are wrapped to the terminal as usual."""
+    lists); the others are wrapped to the terminal as usual. `ENGINE_FAMILIES` in a flag's
+    help becomes the engine families the library has, read as help is printed."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # a flag's help wrapped between words only: never 'llama-' / 'cpp' or '--max-' / 'chips'
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if text and ENGINE_FAMILIES in text:
+            text = text.replace(ENGINE_FAMILIES, engine_families())
+        return text
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         out = []
@@ -119,6 +151,33 @@ def positive_float(text: str) -> float:
     return v
 
 
+def written_out(unit: str) -> Callable[[str], float]:
+    """A positive number written out, for a flag where a size suffix would mislead: a
+    provider's '200k' price step is 200,000 tokens, and k = 1,024 reads it as 204,800. `200k`
+    is refused with the number to write: 'write 200000 (200k reads as 204,800 tokens: k =
+    1,024)'."""
+
+    def parse(text: str) -> float:
+        s = text.strip().replace("_", "")
+        letter = s[-1:].lower()
+        if letter in units.COUNT_SUFFIXES and s[:-1]:
+            try:
+                v = float(s[:-1])
+            except ValueError:
+                v = math.nan
+            if math.isfinite(v) and v > 0:
+                binary = units.COUNT_SUFFIXES[letter]
+                name = "k" if letter == "k" else letter.upper()
+                decimal = f"{v * 1000 ** (1 + 'kmg'.index(letter)):.15g}"
+                raise argparse.ArgumentTypeError(
+                    f"write {decimal} ({text.strip()} reads as {fmt_sig(v * binary, 15)} "
+                    f"{unit}: {name} = {binary:,})"
+                )
+        return positive_float(text)
+
+    return parse
+
+
 def price(text: str) -> float:
     """USD per chip-hour: a positive number, or 0 for hardware you own (no $ per token)."""
     try:
@@ -180,6 +239,51 @@ def fmt_num(v: float, digits: int = 3) -> str:
         decimals = 4
     text = f"{v:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def fmt_sig(v: float, digits: int = 3) -> str:
+    """`v` to `digits` significant digits in fixed point, however large or small, with
+    thousands commas: 31,500,000,000,000, 42.6, 0.0000166 (never 3.15e+13 or 1.66e-05);
+    'n/a' when not finite."""
+    if not math.isfinite(v):
+        return "n/a"
+    if v == 0:
+        return "0"
+    r = float(f"{v:.{digits}g}")  # rounded first: 999.96 to three digits is 1,000
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(r))))
+    text = f"{r:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# large counts in words: '31.5 trillion' (k and M would read as binary sizes, 1k = 1,024)
+_COUNT_WORDS = ((units.tera, "trillion"), (units.giga, "billion"), (units.mega, "million"))
+
+
+def fmt_count(v: float, digits: int = 3) -> str:
+    """A count (tokens, parameters) to `digits` significant digits, a large one in words:
+    '31.5 trillion', '740 billion', '2.5 million'; below a million with commas: '864,000'."""
+    if not math.isfinite(v):
+        return "n/a"
+    r = float(f"{v:.{digits}g}")
+    for scale, word in _COUNT_WORDS:
+        if abs(r) >= scale:
+            return f"{fmt_sig(r / scale, digits)} {word}"
+    return fmt_sig(r, digits)
+
+
+def fmt_bytes(v: float) -> str:
+    """Bytes in the decimal unit they read best in, three significant digits: '10.7 GB',
+    '1.47 MB', '512 B'."""
+    for scale, unit in (
+        (units.PB, "PB"),
+        (units.TB, "TB"),
+        (units.GB, "GB"),
+        (units.MB, "MB"),
+        (units.KB, "kB"),
+    ):
+        if abs(v) >= scale:
+            return f"{fmt_sig(v / scale)} {unit}"
+    return f"{fmt_sig(v)} B"
 
 
 def time_unit(t: float) -> tuple[float, str]:
@@ -248,6 +352,8 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 def fmt_money(x: float | None) -> str:
     if x is None or not math.isfinite(x):
         return "n/a"
+    if 0 < abs(x) < 1e-4:  # where .3g would turn to exponents: $0.0000166, not $1.66e-05
+        return f"${fmt_sig(x)}"
     return f"${x:,.3g}" if x < 1000 else f"${x:,.0f}"
 
 
@@ -346,7 +452,10 @@ MODEL_HELP = (
 
 
 def context_flag(
-    p: argparse.ArgumentParser, *, default: int | None = 4096, what: str = "tokens of context"
+    p: argparse.ArgumentParser,
+    *,
+    default: int | None = 4096,
+    what: str = "tokens of context per sequence",
 ) -> None:
     """`--context`: tokens of KV each sequence holds (default 4,096), sizes like 16k."""
     p.add_argument(
@@ -355,8 +464,8 @@ def context_flag(
         default=default,
         required=default is None,
         metavar="TOKENS",
-        help=f"{what} per sequence"
-        + (f" (default {default:,})" if default is not None else "")
+        help=what
+        + (f" (default {default:,})" if default is not None else " (required)")
         + f"; {SIZES}",
     )
 
@@ -368,14 +477,18 @@ def system_flags(
     split: bool = True,
     required: bool = True,
     chips: bool = True,
+    needed: str = "",
 ) -> None:
-    """The flags of a deployment (`llm_roofline.deployment`), the same on every verb."""
-    p.add_argument("--model", required=required, help=MODEL_HELP)
+    """The flags of a deployment (`llm_roofline.deployment`), the same on every verb.
+    `required=False`: --model and --hardware are optional to argparse; `needed` says when the
+    verb wants them all the same (e.g. "required without --scenarios")."""
+    need = " (required)" if required else (f" ({needed})" if needed else "")
+    p.add_argument("--model", required=required, help=MODEL_HELP + need)
     p.add_argument(
         "--hardware",
         required=required,
         help="a catalog id (`llm-roofline hardware` lists them) or a chip record FILE.toml "
-        "(`llm-roofline hardware ID --toml` prints one to edit)",
+        "(`llm-roofline hardware ID --toml` prints one to edit)" + need,
     )
     if not chips:
         pass  # the verb chooses the chip counts itself (optimize)

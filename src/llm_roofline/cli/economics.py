@@ -18,12 +18,17 @@ from ._common import (
     dump_json,
     examples,
     float_list,
+    fmt_bytes,
+    fmt_count,
+    fmt_money,
+    fmt_sig,
     fmt_time,
     json_flag,
     positive_float,
     print_table,
     system_flags,
     unpriced_note,
+    written_out,
 )
 
 
@@ -47,8 +52,9 @@ def cmd_pricing(args: argparse.Namespace) -> int:
         "decode_to_prefill_mfu": decode_to_prefill_mfu(args.input_price, args.output_price),
     }
     lines = [
-        f"output/input price ratio {args.output_price / args.input_price:.3g}: if prices track "
-        f"cost, decode runs at {out['decode_to_prefill_mfu']:.3g} of prefill's utilisation"
+        f"output/input price ratio {fmt_sig(args.output_price / args.input_price)}: if prices "
+        f"track cost, decode runs at {fmt_sig(out['decode_to_prefill_mfu'])} of prefill's "
+        "utilisation"
     ]
     step = args.long_context_threshold
     if step is not None:
@@ -74,13 +80,13 @@ def cmd_pricing(args: argparse.Namespace) -> int:
         )
         whose = f" ({args.model}'s, multiplied per token)" if act["source"] == "model" else ""
         lines.append(
-            f"a price step at {step:,.0f} tokens, {n_active:.3g} active parameters{whose}, "
-            f"{ratio:.0f} FLOP/B ({why}): KV ≈ {kv:,.0f} bytes per token"
+            f"a price step at {step:,.0f} tokens, {fmt_count(n_active)} active parameters"
+            f"{whose}, {ratio:,.0f} FLOP/B ({why}): KV ≈ {kv:,.0f} bytes per token"
         )
         if act["agrees"] is False:
             note = (
-                f"--active-params {n_active:.3g} differs from {args.model}'s "
-                f"{act['model_active_params']:.3g} parameters multiplied per token: "
+                f"--active-params ({fmt_count(n_active)}) differs from {args.model}'s "
+                f"{fmt_count(act['model_active_params'])} parameters multiplied per token: "
                 "using --active-params"
             )
             out["active_params_note"] = note
@@ -115,9 +121,9 @@ def cmd_pricing(args: argparse.Namespace) -> int:
         lines.append(
             f"{args.model} on {args.chips} × {dep.chip.id} ({dep.split_text()}) at context "
             f"{args.context:,} (engine {dep.engine}, batch {floor['batch']:.0f}): "
-            f"${floor['usd_per_million_input_tokens']:.3g} per M input, "
-            f"${floor['usd_per_million_output_tokens']:.3g} per M output "
-            f"(priced ${args.input_price:g} and ${args.output_price:g})"
+            f"{fmt_money(floor['usd_per_million_input_tokens'])} per M input, "
+            f"{fmt_money(floor['usd_per_million_output_tokens'])} per M output "
+            f"(priced ${fmt_sig(args.input_price, 6)} and ${fmt_sig(args.output_price, 6)})"
         )
         if args.out:
             contexts = np.unique(np.geomspace(256, 1_048_576, 60).round())
@@ -180,9 +186,9 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
         dump_json(res)
         return 0
     print(
-        f"KV cache of one {args.context:,}-token sequence: {res['kv_bytes'] / units.GB:.3g} GB; "
+        f"KV cache of one {args.context:,}-token sequence: {fmt_bytes(res['kv_bytes'])}; "
         f"recomputing it (prefill, engine {res['engine']}) takes {fmt_time(res['recompute_s'])}, "
-        f"${res['recompute_usd']:.3g}"
+        f"{fmt_money(res['recompute_usd'])}"
     )
     # each cell in its own unit: the tiers' times span ten orders of magnitude
     print_table(
@@ -223,12 +229,12 @@ def cmd_balance(args: argparse.Namespace) -> int:
     if args.json:
         dump_json(dict(r.__dict__))
         return 0
-    print(f"inference tokens:  {r.inference_tokens:.3g}")
-    print(f"pre-training tokens at equal cost: {r.pretrain_tokens:.3g}")
-    print(f"RL tokens at equal cost: {r.rl_tokens:.3g}")
+    print(f"inference tokens: {fmt_count(r.inference_tokens)}")
+    print(f"pre-training tokens at equal cost: {fmt_count(r.pretrain_tokens)}")
+    print(f"RL tokens at equal cost: {fmt_count(r.rl_tokens)}")
     print(
-        f"Chinchilla (20 per parameter): {r.chinchilla_tokens:.3g}; "
-        f"over-training factor {r.overtraining:.3g}"
+        f"Chinchilla (20 per parameter): {fmt_count(r.chinchilla_tokens)} tokens; "
+        f"over-training factor {fmt_sig(r.overtraining)}"
     )
     return 0
 
@@ -252,11 +258,15 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
             "--hardware h100-sxm --chips 8",
         ),
     )
-    pc.add_argument("--input-price", type=positive_float, required=True, help=f"{usd} of input")
-    pc.add_argument("--output-price", type=positive_float, required=True, help=f"{usd} of output")
+    pc.add_argument(
+        "--input-price", type=positive_float, required=True, help=f"{usd} of input (required)"
+    )
+    pc.add_argument(
+        "--output-price", type=positive_float, required=True, help=f"{usd} of output (required)"
+    )
     pc.add_argument(
         "--long-context-threshold",
-        type=positive_float,
+        type=written_out("tokens"),
         metavar="TOKENS",
         help="the context at which a price step starts, tokens, written out: a provider's "
         "'200k' is 200000, not a binary size (default: no step)",
@@ -332,18 +342,18 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     bl.add_argument(
         "--tokens-per-s",
-        type=positive_float,
+        type=written_out("tokens/s"),
         required=True,
-        help="inference tokens served per second",
+        help="inference tokens served per second (required)",
     )
     bl.add_argument(
-        "--days", type=positive_float, required=True, help="days of serving at that rate"
+        "--days", type=positive_float, required=True, help="days of serving at that rate (required)"
     )
     bl.add_argument(
         "--active-params",
         type=positive_float,
         required=True,
-        help="the model's active parameters, e.g. 3.7e10",
+        help="the model's active parameters, e.g. 3.7e10 (required)",
     )
     bl.add_argument(
         "--pretrain-mfu",

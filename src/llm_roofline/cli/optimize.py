@@ -141,7 +141,10 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     system_flags(o, split=False, chips=False)  # the search tries every chip count and split
     o.add_argument(
-        "--max-chips", type=positive_int, required=True, help="the largest chip count to try"
+        "--max-chips",
+        type=positive_int,
+        required=True,
+        help="the largest chip count to try, chips (required)",
     )
     o.add_argument(
         "--tpot-ms",

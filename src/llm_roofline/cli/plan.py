@@ -26,13 +26,15 @@ from ._common import (
 
 PRICE_HELP = (
     "USD per chip-hour, for every $ figure: one number when --hardware names one chip, or "
-    "ID=USD,ID=USD for several, e.g. h100-sxm=2.5,mi300x=2 (default: the catalog's price, "
-    "which `llm-roofline hardware` lists; a FILE.toml record carries its own)"
+    "ID=USD,ID=USD for several, e.g. h100-sxm=2.5,mi300x=2, or --price once per chip; one "
+    "price per chip (default: the catalog's price, which `llm-roofline hardware` lists; a "
+    "FILE.toml record carries its own)"
 )
 
 
-def price_arg(text: str) -> float | dict[str, float]:
-    """--price: one positive number, or ID=USD pairs separated by commas."""
+def price_arg(text: str) -> float | list[tuple[str, float]]:
+    """--price: one positive number, or ID=USD pairs separated by commas, as (id, USD) in
+    the order given (`plan.priced_chips` refuses two for one chip)."""
     if "=" not in text:
         try:
             return positive_float(text)
@@ -41,13 +43,13 @@ def price_arg(text: str) -> float | dict[str, float]:
                 f"expected USD per chip-hour (a positive number: plan ranks fleets by cost) or "
                 f"ID=USD,ID=USD, got {text!r}"
             ) from None
-    out: dict[str, float] = {}
+    out: list[tuple[str, float]] = []
     for item in (x for x in text.split(",") if x.strip()):
         hw, _, usd = item.partition("=")
         try:
             if not hw.strip():
                 raise argparse.ArgumentTypeError("")
-            out[hw.strip().lower()] = positive_float(usd.strip())
+            out.append((hw.strip().lower(), positive_float(usd.strip())))
         except argparse.ArgumentTypeError:
             raise argparse.ArgumentTypeError(
                 f"expected ID=USD,ID=USD with positive prices (USD per chip-hour), e.g. "
@@ -66,18 +68,27 @@ def _chips(args: argparse.Namespace) -> list[Any]:
     if not names:
         raise InputError("--hardware: give at least one catalog id or FILE.toml", "hardware")
     chips = [get_hardware(h) for h in names]
-    given = args.price
-    if isinstance(given, float):
+    given = args.price or []  # one entry a --price: a number, or (id, USD) pairs
+    numbers = [g for g in given if isinstance(g, float)]
+    if numbers and len(given) > 1:
+        raise InputError(
+            f"--price given {len(given)} times, once as the number {numbers[0]:g}: a number "
+            "prices the one chip of --hardware; give it once, or ID=USD,ID=USD for several",
+            field="price",
+        )
+    if numbers:
         if len(chips) > 1:
             raise InputError(
-                f"--price {given:g}: one number prices one chip, and --hardware names "
+                f"--price {numbers[0]:g}: one number prices one chip, and --hardware names "
                 f"{len(chips)}; give ID=USD,ID=USD (e.g. "
                 + ",".join(f"{c.id}=2" for c in chips[:2])
                 + ")",
                 field="price",
             )
-        given = {chips[0].id: given}
-    chips = priced_chips(chips, given, field="price")
+        given = [[(chips[0].id, numbers[0])]]
+    # every --price's pairs together: a chip priced twice is refused there, naming it
+    pairs = [pair for g in given if not isinstance(g, float) for pair in g]
+    chips = priced_chips(chips, pairs, field="price")
     for c in chips:
         if not c.price_usd_per_s > 0:
             raise InputError(
@@ -256,35 +267,45 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
             "--input-len 1k --output-len 256 --ttft-p90-ms 500 --tpot-p99-ms 40",
         ),
     )
-    p.add_argument("--model", required=True, help=MODEL_HELP)
+    p.add_argument("--model", required=True, help=f"{MODEL_HELP} (required)")
     p.add_argument(
         "--hardware",
         required=True,
         help="the chips to choose from, comma-separated: catalog ids (`llm-roofline hardware` "
         "lists them) or chip records FILE.toml (`llm-roofline hardware ID --toml` prints one "
-        "to edit, price included), e.g. h100-sxm,mi300x or h100-sxm,my-chip.toml",
+        "to edit, price included), e.g. h100-sxm,mi300x or h100-sxm,my-chip.toml (required)",
     )
-    p.add_argument("--price", type=price_arg, metavar="USD|ID=USD,...", help=PRICE_HELP)
-    p.add_argument("--rate", type=positive_float, required=True, help="requests per second")
+    p.add_argument(
+        "--price", type=price_arg, action="append", metavar="USD|ID=USD,...", help=PRICE_HELP
+    )
+    p.add_argument(
+        "--rate", type=positive_float, required=True, help="requests per second (required)"
+    )
     p.add_argument(
         "--input-len",
         type=positive_int,
         required=True,
         metavar="TOKENS",
-        help=f"prompt tokens per request, the mean ({SIZES})",
+        help=f"prompt tokens per request, the mean (required; {SIZES})",
     )
     p.add_argument(
         "--output-len",
         type=positive_int,
         required=True,
         metavar="TOKENS",
-        help="output tokens per request, the mean",
+        help="output tokens per request, the mean (required)",
     )
     p.add_argument(
-        "--ttft-p90-ms", type=positive_float, required=True, help="target TTFT, 90th pct, ms"
+        "--ttft-p90-ms",
+        type=positive_float,
+        required=True,
+        help="target TTFT, 90th pct, ms (required)",
     )
     p.add_argument(
-        "--tpot-p99-ms", type=positive_float, required=True, help="target TPOT, 99th pct, ms"
+        "--tpot-p99-ms",
+        type=positive_float,
+        required=True,
+        help="target TPOT, 99th pct, ms (required)",
     )
     p.add_argument(
         "--max-chips",

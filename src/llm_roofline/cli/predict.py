@@ -62,7 +62,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
             f"one scenario needs {', '.join(missing)} (or --scenarios IN.csv)", field=missing[0]
         )
     row = {c: getattr(args, c, None) for c in INPUT_COLUMNS}
-    res = predict_one(row, settings=_settings(args))
+    res = predict_one(row, settings=_settings(args), search_fit=True)
     if res.error:
         raise InputError(f"{res.error.column}: {res.error.message}", field=res.error.column)
     ranges = {k: v for k, v in res.extra.items() if v is not None}
@@ -176,22 +176,21 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         help="input CSV, one scenario a row (the contract of docs/cli.md; default: one "
         "scenario from the flags)",
     )
-    pr.add_argument("--out", metavar="OUT.csv", help="output CSV for --scenarios (required then)")
-    system_flags(pr, required=False)
-    pr.add_argument(
-        "--batch", type=positive_int, help="sequences in flight, all replicas (required)"
-    )
+    pr.add_argument("--out", metavar="OUT.csv", help="output CSV (required with --scenarios)")
+    one = "required without --scenarios"
+    system_flags(pr, required=False, needed=one)
+    pr.add_argument("--batch", type=positive_int, help=f"sequences in flight, all replicas ({one})")
     pr.add_argument(
         "--input-len",
         type=positive_int,
         metavar="TOKENS",
-        help=f"prompt tokens per request (required; {SIZES})",
+        help=f"prompt tokens per request ({one}; {SIZES})",
     )
     pr.add_argument(
         "--output-len",
         type=nonneg_int,
         metavar="TOKENS",
-        help="generated tokens per request (required but in decode mode, where it may be 0)",
+        help=f"generated tokens per request ({one}, but not in decode mode, where it may be 0)",
     )
     pr.add_argument(
         "--mode",

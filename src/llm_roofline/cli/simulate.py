@@ -175,19 +175,18 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     system_flags(p)
     g = p.add_argument_group("traffic")
-    g.add_argument(
-        "--rate", type=positive_float, help="requests per second (open loop; give one of three)"
-    )
+    one = "one of --rate, --concurrency, --trace is required"
+    g.add_argument("--rate", type=positive_float, help=f"requests per second, open loop ({one})")
     g.add_argument(
         "--concurrency",
         type=positive_int,
-        help="clients, each sending its next request when "
-        "the last one finishes (closed loop, as most serving benchmarks run)",
+        help="clients, each sending its next request when the last one finishes: closed "
+        f"loop, as most serving benchmarks run ({one})",
     )
     g.add_argument(
         "--trace",
-        help="CSV of arrival_s,input_len,output_len, one request a row (it replaces --requests, "
-        "the lengths, --arrival and --seed)",
+        help="CSV of arrival_s,input_len,output_len, one request a row; it replaces "
+        f"--requests, the lengths, --arrival and --seed ({one})",
     )
     g.add_argument(
         "--requests", type=positive_int, default=1000, help="requests served (default 1000)"
