@@ -285,14 +285,27 @@ def test_callers_never_print_an_empty_reason(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_predict_csv_and_api_give_the_same_advice(tmp_path: Path) -> None:
     """`predict` (flags and a CSV's warning column) and /api/predict say what overflows and
-    what would fit, not bytes alone. 16 sequences reaching 32,768 + 1,024 = 33,792 tokens:
-    KV 16 x 33,792 x 131,072 B = 70.9 GB beside 16.1 GB of weights on a 25.76e9 B chip."""
+    what would fit, not bytes alone, with memory counted as the engine counts it. 16 sequences
+    reaching 32,768 + 1,024 = 33,792 tokens: KV 16 x 33,792 x 131,072 B = 70.9 GB beside
+    16.1 GB of weights on a 25.76e9 B chip; the 32,768-token prompts prefill in chunks of
+    8,192 / 16 = 512 tokens a sequence: activations 16 x 512 x 81,920 B (3 x 4096 + 2 x 14336
+    16-bit values a token) + 16 x 513,024 B of logits = 679,297,024 B = 0.7 GB."""
     from .conftest import run_cli
 
     dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
-    line = fit_message(dep, 33_792, 16)
-    assert "KV cache 70.9 GB" in line
+    line = fit_message(dep, 33_792, 16, prompt_len=32_768)
+    assert "KV cache 70.9 GB + activations 0.7 GB" in line
     assert f"{16 * 33_792 * KV_TOKEN / 1e9:.1f}" == "70.9"
+    prefill_act = 16 * 512 * 81_920 + 16 * 513_024
+    assert prefill_act == 679_297_024
+    # the largest context at batch 16, the chunk's activations kept: 16 x 131,072 S +
+    # 679,297,024 <= 9,699,477,504 -> S <= 4,301.1
+    assert math.floor((FREE - prefill_act) / (16 * KV_TOKEN)) == 4_301
+    assert "the largest context that fits at batch 16 is 4,301" in line
+    # the largest batch at 33,792: a pass prefills 8,192 tokens whatever the batch, so
+    # b (4,429,185,024 + 513,024) + 671,088,640 <= 9,699,477,504 -> b <= 2.04 -> 2
+    assert math.floor((FREE - 8192 * 81_920) / (33_792 * KV_TOKEN + 513_024)) == 2
+    assert "the largest batch at context 33,792 is 2" in line
     flags = ["--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--engine", "ideal"]
     lengths = ["--batch", "16", "--input-len", "32k", "--output-len", "1k"]
     run = run_cli("predict", *flags, *lengths)
@@ -312,16 +325,10 @@ def test_predict_csv_and_api_give_the_same_advice(tmp_path: Path) -> None:
     rows = list(csv.DictReader(out.open()))
     # a CSV's rows are advised together (`bulk_advice`): the same parts and the same largest
     # context and batch as the one-scenario advice, the chip and type searches left to it
-    advice = fit_advice(dep, 33_792, 16)
-    assert (advice.max_context, advice.max_batch) == (4_620, 2)
-    # by hand: 16 (131,072 S + 594,944) <= 9,699,477,504 -> S <= 4,620.3; and
-    # 9,699,477,504 / (33,792 x 131,072 + 594,944) = 2.19 -> 2
-    assert math.floor((FREE / 16 - ACT) / KV_TOKEN) == 4_620
-    assert math.floor(FREE / (33_792 * KV_TOKEN + ACT)) == 2
     warning = rows[0]["warning"]
     assert warning.startswith(f"does not fit: {line.split(': the weights fit')[0]}")
     for words in (
-        "the largest context that fits at batch 16 is 4,620",
+        "the largest context that fits at batch 16 is 4,301",
         "the largest batch at context 33,792 is 2",
         "a smaller --kv-dtype or more chips (predict this scenario alone to have them named)",
     ):
@@ -356,3 +363,45 @@ def test_bulk_advice_agrees_with_the_one_scenario_advice() -> None:
     big = deployment("llama-3.1-70b", "h100-sxm", 1, engine="ideal")
     (got,) = bulk_advice(big, [1], [4096])
     assert got.weights_alone and "the weights alone exceed a chip; try more chips" in got.message
+
+
+def test_following_the_advice_fits() -> None:
+    """What the advice says fits does fit when predicted: the largest context and batch it
+    names for a prompt are checked with the prompt's prefill chunk, as `predict` checks them."""
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    for b, i, o in ((16, 32_768, 1024), (1, 131_072, 1), (4, 100_000, 1000)):
+        advice = fit_advice(dep, i + o, b, prompt_len=i)
+        assert not advice.fits
+        assert advice.max_context
+        ctx = advice.max_context  # the prompt shortened to fit, one output token
+        res = dep.serve(batch=b, input_len=ctx - 1, output_len=1)
+        assert res.fits, (b, ctx)
+        if advice.max_batch:
+            res = dep.serve(batch=advice.max_batch, input_len=i, output_len=o)
+            assert res.fits, (advice.max_batch, i, o)
+            res = dep.serve(batch=advice.max_batch + 1, input_len=i, output_len=o)
+            assert not res.fits
+
+
+def test_continuous_batching_keeps_the_engines_line() -> None:
+    """Continuous batching is checked on the mean cache of sequences spread over their
+    contexts, which the advice does not model: its warning stays the engine's bytes line."""
+    dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
+    res = dep.serve(batch=5, input_len=1024, output_len=32_768, mode="continuous")
+    (line,) = [w for w in res.warnings if w.startswith("does not fit")]
+    assert "GB per chip needed" in line and "largest" not in line
+
+
+def test_the_chip_search_is_bounded() -> None:
+    """A scenario nothing near fits tries at most 96 chip counts (32 one by one, then
+    multiples of 8) and says how many it tried, not that every count up to the last was."""
+    from llm_roofline.fit_advice import COUNTS, _chip_counts
+
+    assert _chip_counts(10, 40) == list(range(10, 41))
+    counts = _chip_counts(1544, 3088)
+    assert counts[:32] == list(range(1544, 1576)) and counts[32] == 1576
+    assert all(n % 8 == 0 for n in counts[32:]) and len(counts) == COUNTS == 96
+    dep = deployment("kimi-k2", "rtx-3090", 8, engine="ideal")
+    advice = fit_advice(dep, 131_072, 4096)
+    assert advice.chips is None and advice.counts_tried == 96
+    assert f"no split of 96 chip counts up to {counts[-1]:,}" in advice.message

@@ -311,7 +311,7 @@ class Deployment:
 
         res = serve(self.model, self.instance, batch=per, profile=self.profile, **kw, **self._kw())
         whole = replicated(res, batch=B, per_replica=per, replicas=self.replicas)
-        return advised(self, whole, B, input_len + output_len, search=search_fit)
+        return advised(self, whole, B, input_len, output_len, mode, search=search_fit)
 
     def serve_many(
         self, batch: ArrayLike, input_len: ArrayLike, output_len: ArrayLike, mode: str = "decode"
@@ -329,7 +329,7 @@ class Deployment:
         kw = {"input_len": I, "output_len": O, "mode": mode, **self._kw()}
         res = serve_many(self.model, self.instance, batch=per, profile=self.profile, **kw)
         res = replicated(res, batch=whole, per_replica=per, replicas=self.replicas)
-        return advised(self, res, whole, I + O)
+        return advised(self, res, whole, I, O, mode)
 
 
 def engine_name(engine: str | None) -> str:

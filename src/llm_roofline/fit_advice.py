@@ -34,7 +34,7 @@ from .deployment import Deployment
 from .dtypes import get_dtype, list_dtypes
 from .errors import LlmRooflineError
 from .roofline import positive_array
-from .serving import NO_FIT
+from .serving import NO_FIT, PREFILL_CHUNK
 from .serving_results import ServingColumns, ServingResult
 from .units import GB, GiB
 
@@ -61,6 +61,7 @@ KV_CACHE_DTYPES = ("fp8", "int8", "q8_0", "q4_0", "nvfp4")
 Result = TypeVar("Result", ServingResult, ServingColumns)
 
 MAX_CHIPS = 4096  # the chip search stops here at the latest (the API's largest deployment)
+EVERY, COUNTS = 32, 96  # chip counts tried one by one from the least, and in all
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class FitAdvice:
     weight_dtype: str | None
     kv_dtype: str | None
     chips_tried: int = 0  # the most chips the search tried (0: it did not search)
+    counts_tried: int = 0  # how many chip counts it tried (`_chip_counts`)
     searched: bool = True  # False: chips and data types were not searched (`advised` in bulk)
 
     @property
@@ -131,8 +133,8 @@ class FitAdvice:
             fix = (
                 f"try {' or '.join(tries)} (fits {here})"
                 if tries
-                else f"no split of up to {self.chips_tried:,} chips and no smaller weight type "
-                f"fits {here}"
+                else f"no split of {self.counts_tried} chip counts up to {self.chips_tried:,} and "
+                f"no smaller weight type fits {here}"
             )
             return f"{parts}: the weights alone exceed a chip; {fix}"
         B, S = self.batch, self.context_len
@@ -166,19 +168,52 @@ class FitAdvice:
         )
 
 
-def _fits(dep: Deployment, batch: int, context_len: int) -> bool:
-    return bool(np.all(dep.memory(batch, context_len).fits))
+def _chunk(dep: Deployment, batch: Any, prompt: Any) -> Any:
+    """Tokens per sequence of the pass whose activations memory is sized by, as serving sizes
+    it (`serving.PREFILL_CHUNK`): a prompt of `prompt` tokens prefilled in chunks over the
+    busiest replica's sequences; 1 (a decode step) where there is no prompt."""
+    per = np.ceil(np.asarray(batch, dtype=np.float64) / dep.replicas)
+    return np.where(
+        np.asarray(prompt) > 0, np.maximum(1.0, np.minimum(prompt, PREFILL_CHUNK / per)), 1.0
+    )
 
 
-def _largest_context(dep: Deployment, batch: int, below: int) -> int:
+def _memory(dep: Deployment, batch: Any, context_len: Any, prompt: Any = 0) -> Any:
+    return dep.memory(batch, context_len, tokens_per_seq=_chunk(dep, batch, prompt))
+
+
+def _fits(dep: Deployment, batch: int, context_len: int, prompt: int = 0) -> bool:
+    return bool(np.all(_memory(dep, batch, context_len, prompt).fits))
+
+
+def _largest_context(dep: Deployment, batch: int, below: int, prompt: int = 0) -> int:
     """The largest context under `below` at which `batch` sequences fit (0: none). Memory is
-    non-decreasing in the context (a window or chunk only caps it), so a bisection finds it."""
-    if below <= 1 or not _fits(dep, batch, 1):
+    non-decreasing in the context (a window or chunk only caps it), so a bisection finds it.
+    (A shorter context than the prompt is counted with the prompt's chunk: on the safe side.)"""
+    if below <= 1 or not _fits(dep, batch, 1, prompt):
         return 0
     lo, hi = 1, below - 1
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if _fits(dep, batch, mid) else (lo, mid - 1)
+        lo, hi = (mid, hi) if _fits(dep, batch, mid, prompt) else (lo, mid - 1)
+    return lo
+
+
+def _largest_batches(dep: Deployment, context_len: Any, prompt: Any) -> Any:
+    """The largest batch that fits at each context (0: none), with each scenario's prompt
+    prefilled in chunks: `Deployment.max_batch` bounds it (a decode step's activations are the
+    least), and memory never falls as the batch grows (the chunk shrinks as sequences are
+    added, but the tokens of a pass do not), so a bisection run on all at once finds it."""
+    hi = np.atleast_1d(dep.max_batch(context_len)).astype(np.int64)
+    P = np.broadcast_to(np.asarray(prompt), hi.shape)
+    S = np.broadcast_to(np.asarray(context_len), hi.shape)
+    if not np.any(P > 0):
+        return hi
+    lo = np.zeros_like(hi)
+    while np.any(lo < hi):
+        mid = (lo + hi + 1) // 2
+        ok = _memory(dep, np.maximum(mid, 1), S, P).fits
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1)
     return lo
 
 
@@ -194,84 +229,104 @@ def _splits(dep: Deployment, n: int) -> list[Deployment]:
     return out
 
 
-def _fewest_chips(dep: Deployment, batch: int, context_len: int) -> tuple[int | None, str, int]:
+def _chip_counts(start: int, last: int) -> list[int]:
+    """The chip counts the search tries: every count of the first `EVERY` from `start`, then
+    multiples of 8 (a server's GPUs) up to `last`, `COUNTS` at most (each costs the split rule
+    a few milliseconds)."""
+    first = list(range(start, min(start + EVERY, last + 1)))
+    eights = range(-(-(start + EVERY) // 8) * 8, last + 1, 8)
+    return (first + list(eights))[:COUNTS]
+
+
+def _fewest_chips(
+    dep: Deployment, batch: int, context_len: int, prompt: int = 0
+) -> tuple[int | None, str, int, int]:
     """The fewest chips (the deployment's own count included: another split of them may do)
-    whose split (`_splits`) holds `batch` sequences at `context_len`, that split, and the most
-    chips tried. The search starts from the count whose memory could hold every byte (the
-    weights once, every sequence's KV cache: no split holds them on fewer chips) and stops at
-    twice that (or 16 more)."""
+    whose split (`_splits`) holds `batch` sequences at `context_len`, that split, the most
+    chips tried and how many counts were tried (`_chip_counts`). The search starts from the
+    count whose memory could hold every byte (the weights once, every sequence's KV cache: no
+    split holds them on fewer chips) and stops at twice that (or 16 more)."""
     spec, chip = dep.model, dep.chip
     whole = spec.params_stored * get_dtype(dep.weight_dtype).bytes
     whole += batch * float(spec.kv_elements_stored(context_len)) * get_dtype(dep.kv_dtype).bytes
     start = max(dep.chips, math.ceil(whole / chip.memory_bytes))
-    last = min(MAX_CHIPS, max(2 * start, start + 16))
-    for n in range(start, last + 1):
+    counts = _chip_counts(start, min(MAX_CHIPS, max(2 * start, start + 16)))
+    for n in counts:
         for d in _splits(dep, n):
-            if _fits(d, batch, context_len):
-                return n, dataclasses.replace(d, split_rule="given").split_text(), n
-    return None, "", last
+            if _fits(d, batch, context_len, prompt):
+                return n, dataclasses.replace(d, split_rule="given").split_text(), n, len(counts)
+    return None, "", counts[-1], len(counts)
 
 
 def _smaller_type(
-    now: str, names: list[str], using: Callable[[str], Deployment], batch: int, S: int
+    now: str,
+    names: list[str],
+    using: Callable[[str], Deployment],
+    batch: int,
+    S: int,
+    prompt: int = 0,
 ) -> str | None:
     """Of the types `names` with fewer bits than `now`, the one with the most bits (ties:
     catalog order) under which `batch` sequences at `S` fit on the deployment `using(type)`
     gives (the same split)."""
     smaller = [get_dtype(n) for n in names if get_dtype(n).bits < get_dtype(now).bits]
     for dt in sorted(smaller, key=lambda t: -t.bits):  # sorted() keeps catalog order on ties
-        if _fits(using(dt.name), batch, S):
+        if _fits(using(dt.name), batch, S, prompt):
             return dt.name
     return None
 
 
-def fit_advice(dep: Deployment, context_len: int, batch: int = 1) -> FitAdvice:
+def fit_advice(
+    dep: Deployment, context_len: int, batch: int = 1, *, prompt_len: int = 0
+) -> FitAdvice:
     """Whether `batch` sequences (all replicas) at `context_len` fit, and, when they do not,
-    the part that overflows and the nearest settings that fit (module docstring)."""
+    the part that overflows and the nearest settings that fit (module docstring). With
+    `prompt_len`, memory counts the activations of that prompt's prefill in chunks, as
+    serving's check does (`serving.PREFILL_CHUNK`); without, those of a decode step."""
     S = int(positive_array(context_len, "context_len"))
     B = int(positive_array(batch, "batch"))
-    mem = dep.memory(B, S)
+    P = int(prompt_len)
+    mem = _memory(dep, B, S, P)
     w, kv, act = (float(np.max(x)) for x in (mem.weights, mem.kv, mem.activations))
     advice = FitAdvice(B, S, w, kv, act, float(mem.capacity), S, B, dep.chips, "", None, None)
     if advice.fits:
         return advice
-    chips, split, tried = _fewest_chips(dep, B, S)
+    chips, split, tried, counts = _fewest_chips(dep, B, S, P)
+    advice = dataclasses.replace(
+        advice, chips=chips, chips_split=split, chips_tried=tried, counts_tried=counts
+    )
     if advice.weights_alone:
         return dataclasses.replace(
             advice,
             max_context=None,
             max_batch=0,
-            chips=chips,
-            chips_split=split,
-            chips_tried=tried,
             weight_dtype=_smaller_type(
                 dep.weight_dtype,
                 [t.name for t in list_dtypes()],
                 lambda t: dataclasses.replace(dep, weight_dtype=t),
                 B,
                 S,
+                P,
             ),
         )
     return dataclasses.replace(
         advice,
-        max_context=_largest_context(dep, B, S),
-        max_batch=int(dep.max_batch(S)),
-        chips=chips,
-        chips_split=split,
-        chips_tried=tried,
+        max_context=_largest_context(dep, B, S, P),
+        max_batch=int(_largest_batches(dep, S, P)[0]),
         kv_dtype=_smaller_type(
             dep.kv_dtype,
             list(KV_CACHE_DTYPES),
             lambda t: dataclasses.replace(dep, kv_dtype=t),
             B,
             S,
+            P,
         ),
     )
 
 
-def fit_message(dep: Deployment, context_len: int, batch: int = 1) -> str:
+def fit_message(dep: Deployment, context_len: int, batch: int = 1, *, prompt_len: int = 0) -> str:
     """`fit_advice(...).message`: "" when it fits, else the one line."""
-    return fit_advice(dep, context_len, batch).message
+    return fit_advice(dep, context_len, batch, prompt_len=prompt_len).message
 
 
 def no_fit_reason(line: str, context_len: int, largest: int) -> str:
@@ -286,31 +341,35 @@ def no_fit_reason(line: str, context_len: int, largest: int) -> str:
     return f"the largest batch that fits at context {context_len:,} is {largest:,}"
 
 
-def _largest_contexts(dep: Deployment, batch: np.ndarray, below: np.ndarray) -> np.ndarray:
+def _largest_contexts(
+    dep: Deployment, batch: np.ndarray, below: np.ndarray, prompt: Any = 0
+) -> np.ndarray:
     """`_largest_context` for many (batch, context) pairs at once: one memory call a round of a
     bisection run on every pair together."""
-    lo = np.where(dep.memory(batch, 1).fits & (below > 1), 1, 0).astype(np.int64)
+    lo = np.where(_memory(dep, batch, 1, prompt).fits & (below > 1), 1, 0).astype(np.int64)
     hi = np.where(lo > 0, below - 1, 0).astype(np.int64)
     while np.any(lo < hi):
         mid = (lo + hi + 1) // 2
-        ok = dep.memory(batch, np.maximum(mid, 1)).fits
+        ok = _memory(dep, batch, np.maximum(mid, 1), prompt).fits
         lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1)
     return lo
 
 
-def bulk_advice(dep: Deployment, batch: ArrayLike, context_len: ArrayLike) -> list[FitAdvice]:
+def bulk_advice(
+    dep: Deployment, batch: ArrayLike, context_len: ArrayLike, prompt_len: ArrayLike = 0
+) -> list[FitAdvice]:
     """`fit_advice` for many scenarios at once, without the searches over chips and data types
     (those take milliseconds a scenario; the message says how to have them named): the parts,
     the part that overflows, the largest context at each batch and the largest batch at each
     context, from a few memory calls on arrays."""
     B = np.atleast_1d(positive_array(batch, "batch")).astype(np.int64)
     S = np.atleast_1d(positive_array(context_len, "context_len")).astype(np.int64)
-    B, S = np.broadcast_arrays(B, S)
-    mem = dep.memory(B, S)
+    B, S, P = np.broadcast_arrays(B, S, np.asarray(prompt_len, dtype=np.int64))
+    mem = _memory(dep, B, S, P)
     parts = [np.broadcast_to(x, B.shape) for x in (mem.weights, mem.kv, mem.activations)]
     weights_alone = parts[0] > mem.capacity
-    longest = _largest_contexts(dep, B, np.where(weights_alone, 0, S))
-    widest = np.broadcast_to(dep.max_batch(S), B.shape)
+    longest = _largest_contexts(dep, B, np.where(weights_alone, 0, S), P)
+    widest = _largest_batches(dep, S, P)
     return [
         FitAdvice(
             int(B[i]),
@@ -336,26 +395,41 @@ def _with_line(warnings: tuple[str, ...], line: str) -> tuple[str, ...]:
 
 
 def advised(
-    dep: Deployment, res: Result, batch: Any, context_len: Any, *, search: bool = False
+    dep: Deployment,
+    res: Result,
+    batch: Any,
+    input_len: Any,
+    output_len: Any,
+    mode: str,
+    *,
+    search: bool = False,
 ) -> Result:
     """Serving figures whose "does not fit" warnings say what overflows and what would fit,
-    in place of the engine's bytes-only line, at the batch and the longest context each
-    scenario reaches: `bulk_advice`'s line, the same for a scenario alone or among many; with
-    `search` (one scenario: a few milliseconds), `fit_message`'s, which also names the chips
-    and the data types that would fit. The engine's line stays where the advice finds the
-    scenario fits (the engine also counts a prefill chunk's activations)."""
+    in place of the engine's bytes-only line: at the batch, the longest context each scenario
+    reaches (input + output) and with its prompt's prefill chunk, as the engine checked them.
+    `bulk_advice`'s line, the same for a scenario alone or among many; with `search` (one
+    scenario: milliseconds), `fit_message`'s, which also names the chips and the data types
+    that would fit. Continuous batching is checked on the mean cache of sequences spread over
+    their contexts, which this advice does not model: its line stays the engine's."""
+    if mode == "continuous":
+        return res
     if isinstance(res, ServingResult):
         if not any(w.startswith(NO_FIT) for w in res.warnings):
             return res
-        B, S = int(batch), int(context_len)
-        line = fit_message(dep, S, B) if search else bulk_advice(dep, B, S)[0].message
+        B, S, P = int(batch), int(input_len) + int(output_len), int(input_len)
+        line = (
+            fit_message(dep, S, B, prompt_len=P) if search else bulk_advice(dep, B, S, P)[0].message
+        )
         return dataclasses.replace(res, warnings=_with_line(res.warnings, line))
     rows = [i for i, w in enumerate(res.warnings) if any(x.startswith(NO_FIT) for x in w)]
     if not rows:
         return res
-    B = np.broadcast_to(np.asarray(batch, dtype=np.int64), (len(res.warnings),))[rows]
-    S = np.broadcast_to(np.asarray(context_len, dtype=np.int64), (len(res.warnings),))[rows]
+    n = len(res.warnings)
+    B, I, O = (
+        np.broadcast_to(np.asarray(x, dtype=np.int64), (n,))[rows]
+        for x in (batch, input_len, output_len)
+    )
     warnings = list(res.warnings)
-    for i, advice in zip(rows, bulk_advice(dep, B, S), strict=True):
+    for i, advice in zip(rows, bulk_advice(dep, B, I + O, I), strict=True):
         warnings[i] = _with_line(warnings[i], advice.message)
     return dataclasses.replace(res, warnings=tuple(warnings))
