@@ -405,3 +405,18 @@ def test_the_chip_search_is_bounded() -> None:
     advice = fit_advice(dep, 131_072, 4096)
     assert advice.chips is None and advice.counts_tried == 96
     assert f"no split of 96 chip counts up to {counts[-1]:,}" in advice.message
+
+
+def test_more_chips_than_the_search_goes_to() -> None:
+    """9,999,999 sequences of 4,096 tokens: 9,999,999 x 4,096 x 131,072 B = 5.4e15 B of KV
+    cache, over 60,000 H100s of 85.52e9 B: past the 4,096 chips the search goes to, said so
+    (this once raised an IndexError on /api/report)."""
+    from llm_roofline.fit_advice import MAX_CHIPS
+
+    assert 9_999_999 * 4096 * KV_TOKEN / 85.52e9 > MAX_CHIPS
+    dep = deployment("llama-3.1-8b", "h100-sxm", 1, engine="ideal")
+    advice = fit_advice(dep, 4096, 9_999_999)
+    assert advice.chips is None and advice.counts_tried == 0
+    assert advice.message.endswith(
+        "try a smaller batch (its bytes alone need more than 4,096 chips, the most searched)"
+    )

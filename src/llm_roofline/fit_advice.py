@@ -104,6 +104,13 @@ class FitAdvice:
         return self.weights > self.capacity
 
     @property
+    def no_split(self) -> str:
+        """What the chip search found when no split fitted."""
+        if self.counts_tried:
+            return f"no split of {self.counts_tried} chip counts up to {self.chips_tried:,}"
+        return f"its bytes alone need more than {self.chips_tried:,} chips, the most searched"
+
+    @property
     def message(self) -> str:
         """ "" when it fits; else one line: the parts against the capacity, the part that
         overflows, and the nearest settings that fit."""
@@ -133,8 +140,7 @@ class FitAdvice:
             fix = (
                 f"try {' or '.join(tries)} (fits {here})"
                 if tries
-                else f"no split of {self.counts_tried} chip counts up to {self.chips_tried:,} and "
-                f"no smaller weight type fits {here}"
+                else f"{self.no_split} and no smaller weight type fits {here}"
             )
             return f"{parts}: the weights alone exceed a chip; {fix}"
         B, S = self.batch, self.context_len
@@ -162,6 +168,8 @@ class FitAdvice:
         )
         if not self.searched:
             fix += f" ({unsearched})"
+        elif not self.chips and self.chips_tried:
+            fix += f" ({self.no_split})"
         return (
             f"{parts}: the weights fit but not with the {part} of {here}; {longest}, "
             f"{widest}; try {fix}"
@@ -250,6 +258,8 @@ def _fewest_chips(
     whole = spec.params_stored * get_dtype(dep.weight_dtype).bytes
     whole += batch * float(spec.kv_elements_stored(context_len)) * get_dtype(dep.kv_dtype).bytes
     start = max(dep.chips, math.ceil(whole / chip.memory_bytes))
+    if start > MAX_CHIPS:  # its bytes alone need more chips than the search goes to
+        return None, "", MAX_CHIPS, 0
     counts = _chip_counts(start, min(MAX_CHIPS, max(2 * start, start + 16)))
     for n in counts:
         for d in _splits(dep, n):
