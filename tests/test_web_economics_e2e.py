@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 import math
 import re
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.conftest import run_cli
@@ -92,6 +94,15 @@ def _ticks(p: Page, chart: str, axis: str) -> list[float]:
         scale = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}.get(label[-1], 1.0)
         out.append(float(label.rstrip("kMGT").replace(",", "")) * scale)
     return out
+
+
+def _greyed(p: Page, selector: str) -> bool:
+    """Whether an element is shown greyed (faded and grey), as stale figures are."""
+    style: list[str] = p.page.eval_on_selector(
+        selector,
+        "el => { const s = getComputedStyle(el); return [s.opacity, s.filter]; }",
+    )
+    return float(style[0]) < 1 and "grayscale" in style[1]
 
 
 def test_economics_view(server: str, browser: Any, tmp_path: Path) -> None:
@@ -222,9 +233,15 @@ def test_economics_view(server: str, browser: Any, tmp_path: Path) -> None:
     assert _answered(p) == "error"
     assert p.text("#econ_cost_error").startswith("the deployment above")
     assert "tp" in p.text("#econ_cost_error")
+    # ... and the header, the last good deployment's, is greyed with the line naming the field
+    refused = httpx.post(server + "/api/report", json={**dep, "chips": 4, "tp": 3}, timeout=30)
+    assert refused.status_code == 400 and refused.json()["field"] == "tp"
+    assert p.text("#econ_error") == "the deployment above: " + refused.json()["detail"]
+    assert _greyed(p, "#econ_deployment") and _greyed(p, "#econ_pricing_out")
     page.fill("#tp", "")
     page.dispatch_event("#tp", "change")
     assert _answered(p) == "done" and p.text("#econ_cost_error") == ""
+    assert p.text("#econ_error") == "" and not _greyed(p, "#econ_deployment")
 
     # a bad input: one line naming the field, the input marked; the other panels stand
     page.fill(f'{VIEW} [name="input_price"]', "-1")
@@ -253,5 +270,64 @@ def test_economics_view_from_the_tabs(server: str, browser: Any) -> None:
     page.click('nav#views a[data-view="economics"]')
     assert _answered(p) == "done"
     assert "view=economics" in page.url and page.is_visible(VIEW)
+    assert p.text("#econ_deployment").startswith("llama-3.1-8b on 1 × h100-sxm")
+    p.close()
+
+
+def test_economics_header_follows_the_deployment_or_greys(server: str, browser: Any) -> None:
+    """A deployment whose prices cannot be read (the model does not fit: /api/pricing refuses,
+    /api/cost-vs-context answers) heads the view as it is, never as the last good one; a
+    deployment no route answers (a bad field) greys the header with the line naming it; a
+    bad field of the view's own is named in its panel, nothing asked with a default for it."""
+    base = "/?view=economics&model=llama-3.1-8b&hardware=h100-sxm&chips=1&engine=ideal"
+    p = Page(browser, server + base)
+    page = p.page
+    assert _answered(p) == "done"
+    assert p.text("#econ_deployment").startswith("llama-3.1-8b on 1 × h100-sxm")
+
+    # Llama 3.1 405B on one H100: no batch to price, a cost curve all the same
+    page.select_option("#model", "llama-3.1-405b")
+    assert _answered(p) == "error"
+    dep = {"model": "llama-3.1-405b", "hardware": "h100-sxm", "chips": 1, "engine": "ideal"}
+    cost = _post(server, ROUTES["cost"], dep)
+    with pytest.raises(urllib.error.HTTPError) as e:
+        prices = {"context_len": 4096, "input_price": 3, "output_price": 15}
+        _post(server, ROUTES["pricing"], {**dep, **prices})
+    refused = json.loads(e.value.read())
+    head = f"llama-3.1-405b on 1 × h100-sxm ({cost['split']}), ideal: a floor"
+    assert p.text("#econ_deployment").startswith(head), p.text("#econ_deployment")
+    assert not _greyed(p, "#econ_deployment") and p.text("#econ_error") == ""
+    assert p.text("#econ_pricing_error") == refused["detail"].replace("\n", " ")
+    assert _greyed(p, "#econ_pricing_out")  # the 8B's price figures, greyed
+
+    # chips that are no count: no route is asked, the header greyed, the field named
+    page.select_option("#model", "llama-3.1-8b")
+    assert _answered(p) == "done"
+    asked = len(p.requests)
+    page.fill("#chips", "two")
+    assert _answered(p) == "error"
+    line = p.text("#econ_error")
+    assert line.startswith("the deployment above: chips must be a positive integer"), line
+    assert "'two'" in p.text("#econ_error")
+    assert _greyed(p, "#econ_deployment")
+    assert page.input_value("#chips") == "two" and page.locator("#chips.bad_field").count() == 1
+    assert not [u for u in p.requests[asked:] if "/api/" in u]
+    page.fill("#chips", "1")
+    assert _answered(p) == "done" and not _greyed(p, "#econ_deployment")
+
+    # the view's own field: text kept, marked, named; pricing not asked; a size is a count
+    asked = len([u for u in p.requests if u.endswith(ROUTES["pricing"])])
+    page.fill(f'{VIEW} [name="input_price"]', "3$")
+    page.fill(f'{VIEW} [name="context_len"]', "32k")
+    assert _answered(p) == "error"
+    assert p.text("#econ_pricing_error").startswith("input_price must be a number"), p.text(
+        "#econ_pricing_error"
+    )
+    assert "'3$'" in p.text("#econ_pricing_error")
+    assert page.locator(f'{VIEW} [name="input_price"].bad_field').count() == 1
+    assert len([u for u in p.requests if u.endswith(ROUTES["pricing"])]) == asked
+    tiers = _post(server, ROUTES["tiers"], {**dep, "model": "llama-3.1-8b", "context_len": 32768})
+    shown = page.get_attribute('#econ_tiers [data-key="kv_bytes"]', "data-value")
+    assert float(shown or "nan") == tiers["kv_bytes"]  # 32k = 32,768 tokens
     assert p.text("#econ_deployment").startswith("llama-3.1-8b on 1 × h100-sxm")
     p.close()

@@ -205,3 +205,101 @@ def test_api_refuses_what_the_page_cannot_send(server: str) -> None:
     with pytest.raises(urllib.error.HTTPError) as e:
         _post(server, "/api/fast-mode", {"model": "llama-3.1-8b", "speedup": 0.5})
     assert e.value.code == 422
+
+
+def _error(p: Page, section: str) -> str:
+    """Wait until the view says it has no answer; its error line."""
+    p.settle()
+    p.page.wait_for_selector(f'section[id="{section}"][data-state="error"]', timeout=30_000)
+    return p.text(f'section[id="{section}"] .werror')
+
+
+def _asked(p: Page, route: str) -> int:
+    return len([u for u in p.requests if u.endswith(route)])
+
+
+def test_a_bad_input_of_a_whatif_view_is_named_and_clears_its_charts(
+    server: str, browser: Any
+) -> None:
+    """Text that is no number stays in its input, marked, and one line names the field and what
+    it allows; nothing is asked with a default in its place, and no chart of the last answer
+    stays. A size (1k = 1,024, as the command line reads it) is a count."""
+    p = Page(browser, f"{server}/?view=sensitivity&{DEPLOYMENT}&sens.across_catalog=0")
+    page = p.page
+    sens = "#view_sensitivity"
+    _done(p, "view_sensitivity")
+    assert page.get_attribute("#sens_chart", "data-plotted") == "data"
+    asked = _asked(p, "/api/sensitivity")
+    page.fill(f'{sens} [name="step_pct"]', "abc")
+    line = _error(p, "view_sensitivity")
+    assert line == "step_pct must be a number from 0.1 to 100, got 'abc'", line
+    assert page.input_value(f'{sens} [name="step_pct"]') == "abc"
+    assert page.locator(f'{sens} [name="step_pct"].bad_field').count() == 1
+    assert _asked(p, "/api/sensitivity") == asked  # not asked with 10% in its place
+    assert page.locator("#sens_chart").count() == 0 and page.locator("#sens_table").count() == 0
+    assert "sens.step_pct=abc" in page.url  # the link says what was typed
+    # mended: the answer for the value typed
+    page.fill(f'{sens} [name="step_pct"]', "5")
+    assert _done(p, "view_sensitivity")["step_pct"] == 5
+    assert page.locator(f"{sens} .bad_field").count() == 0 and p.text(f"{sens} .werror") == ""
+    p.close()
+
+    q = Page(browser, f"{server}/?view=fast-mode&{DEPLOYMENT}")
+    page = q.page
+    fast = "#view_fast-mode"
+    _done(q, "view_fast-mode")
+    assert page.get_attribute("#fast_chart", "data-plotted") == "data"
+    asked = _asked(q, "/api/fast-mode")
+    page.fill(f'{fast} [name="acceptance"]', "0.9x")
+    line = _error(q, "view_fast-mode")
+    assert line.startswith("acceptance must be a number from 0 to 1, got '0.9x'"), line
+    assert page.input_value(f'{fast} [name="acceptance"]') == "0.9x"
+    assert page.locator(f'{fast} [name="acceptance"].bad_field').count() == 1
+    assert _asked(q, "/api/fast-mode") == asked
+    assert page.locator("#fast_chart").count() == 0 and page.locator("#fast_table").count() == 0
+    page.fill(f'{fast} [name="acceptance"]', "0.85")
+    # a count: a fraction is named; a size is read as the command line reads it
+    page.fill(f'{fast} [name="gamma"]', "1.5")
+    line = _error(q, "view_fast-mode")
+    assert line.startswith("gamma must be a positive integer") and "'1.5'" in line, line
+    page.fill(f'{fast} [name="gamma"]', "2")
+    page.fill(f'{fast} [name="max_chips"]', "1k")
+    body = _done(q, "view_fast-mode")
+    assert body["max_chips"] == 1024 and body["gamma"] == 2  # 1k = 1,024
+    # a number out of range: the server's line, naming the field and its bound
+    page.fill(f'{fast} [name="speedup"]', "0")
+    line = _error(q, "view_fast-mode")
+    with pytest.raises(urllib.error.HTTPError) as e:
+        _post(server, "/api/fast-mode", {**body, "speedup": 0})
+    detail = json.loads(e.value.read())["detail"][0]
+    assert line == f"speedup: {detail['msg']}", line
+    assert page.locator(f'{fast} [name="speedup"].bad_field').count() == 1
+    assert page.locator("#fast_chart").count() == 0
+    q.close()
+
+
+def test_a_bad_deployment_greys_a_whatif_view_and_says_why(server: str, browser: Any) -> None:
+    """When the controls above give no deployment, the what-if view asks nothing, says why in
+    its own error line, and the last answer (its charts too) is greyed, not shown as if it
+    answered them; a good deployment again answers afresh."""
+    p = Page(browser, f"{server}/?view=sensitivity&{DEPLOYMENT}&sens.across_catalog=0")
+    page = p.page
+    sens = "#view_sensitivity"
+    _done(p, "view_sensitivity")
+    asked = _asked(p, "/api/sensitivity")
+    page.fill("#batch", "zz")
+    line = _error(p, "view_sensitivity")
+    assert line.startswith("the deployment above: batch must be a positive integer"), line
+    assert "'zz'" in line
+    assert _asked(p, "/api/sensitivity") == asked
+    out = page.locator(f"{sens} .wout")
+    assert "stale" in (out.get_attribute("class") or "")
+    style = page.eval_on_selector(
+        f"{sens} .wout", "el => getComputedStyle(el).filter + ' ' + getComputedStyle(el).opacity"
+    )
+    assert "grayscale" in style and float(style.split()[-1]) < 1, style
+    page.fill("#batch", "32")
+    body = _done(p, "view_sensitivity")
+    assert body["batch"] == 32 and p.text(f"{sens} .werror") == ""
+    assert "stale" not in (out.get_attribute("class") or "")
+    p.close()

@@ -60,12 +60,17 @@ const COUNTS = { context_len: "context", batch: "batch" }; // API field -> input
 function countOf(field) {
   try { return LR.count($(COUNTS[field]).value, field); } catch (e) { return null; }
 }
-// the first count field that does not read as a count: {line, field}, or null
+// the other numbers of the controls: text inputs (inputmode), so that a bad value stays as
+// typed or linked and is named here, never emptied by the browser into a default; chips and
+// the split read sizes as counts do, the price is a decimal
+const NUMBERS = ["chips", "tp", "pp", "ep", "replicas", "price_usd_per_hour"];
+// the first field of the controls that does not read as a number: {line, field}, or null
 function countError() {
   for (const field of Object.keys(COUNTS)) {
     try { LR.count($(COUNTS[field]).value, field); } catch (e) { return { line: e.message, field }; }
   }
-  return null;
+  const bad = LR.badNumber(NUMBERS.map((f) => [f, ctl(f)]));
+  return bad && { line: bad.line, field: bad.field };
 }
 // once a field is left, a count typed as 32k shows as the number it is (32768)
 function normalizeCount(field) {
@@ -95,7 +100,8 @@ function buildChipEditor() {
     l.innerHTML = `<span>${label} <i>(${unit})</i></span>`;
     if (hint) l.title = hint;
     const inp = document.createElement("input");
-    inp.type = "number"; inp.step = "any"; inp.id = "chip_" + key; inp.name = "chip." + key; inp.dataset.key = key;
+    // text, not number: a bad figure stays as typed (or linked) and the server names it
+    inp.type = "text"; inp.inputMode = "decimal"; inp.id = "chip_" + key; inp.name = "chip." + key; inp.dataset.key = key;
     inp.addEventListener("input", () => { markEdits(); later(); });
     l.appendChild(inp);
     box.appendChild(l);
@@ -143,7 +149,7 @@ function chipRecord() {
     // an emptied figure the catalog had goes to the server as "" (it says which field is bad);
     // one the catalog never had stays unset
     if (v === "") { if (inp.dataset.base !== "") rec[key] = ""; else delete rec[key]; }
-    else rec[key] = Number(v);
+    else rec[key] = typed(v);
   }
   rec.id = $("hardware").value + "-edited";
   rec.name = (base.name || $("hardware").value) + " (edited)";
@@ -188,9 +194,11 @@ function readUrl() {
   if (!q.has("context_len") && q.has("context")) q.set("context_len", q.get("context")); // older links
   const model = q.get("model");
   if (model && model.startsWith(UPLOAD)) uploadOption(model.slice(UPLOAD.length), "choose the file again");
+  // a value a list lacks is kept (setControl), so that the server names it: never the
+  // list's first entry in its place
   for (const f of [...FIELDS, ...OPTIONAL, "overlap"]) {
     if (!q.has(f) || (f === "model" && model.startsWith(UPLOAD))) continue;
-    ctl(f).value = q.get(f);
+    LR.setControl(ctl(f), q.get(f));
   }
   for (const f of Object.keys(COUNTS)) normalizeCount(f); // context_len=32k shows as 32768
   syncSlider();
@@ -215,25 +223,26 @@ function writeUrl() {
   LR.urlSet(pairs);
 }
 
-// a number as typed (the server says what is wrong with it); empty = left out
+// a number as typed (the server says what is wrong with it); empty = left out. Decimal text
+// only: "0x10" goes as typed, never as 16
 function typed(v) {
   v = v.trim();
   if (v === "") return undefined;
-  const n = Number(v);
+  const n = LR.decimal(v);
   return Number.isFinite(n) ? n : v;
 }
 // the body of /api/report for the controls, or null when they make no deployment
 function requestBody() {
   if (noDeploymentReason() || countError()) return null;
   const body = {
-    chips: typed($("chips").value) ?? 1,
+    chips: LR.numberIn(ctl("chips"), "chips") ?? 1,
     weight_dtype: $("weight_dtype").value, kv_dtype: $("kv_dtype").value,
     context_len: countOf("context_len"), batch: countOf("batch"),
     engine: $("engine").value || "calibrated",
   };
   if ($("overlap").value && $("overlap").value !== "full") body.overlap = $("overlap").value;
   for (const f of OPTIONAL) {
-    const v = typed(ctl(f).value);
+    const v = LR.numberIn(ctl(f), f);
     if (v !== undefined) body[f] = v;
   }
   if ($("pad_heads").checked) body.pad_heads = true;

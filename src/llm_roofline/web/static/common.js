@@ -112,6 +112,59 @@ const LR = (() => {
     if (num < 1n) throw bad;
     return Number(num);
   }
+  // ---- numbers typed in a field (the page's numeric inputs are text, inputmode numeric or
+  // decimal, so that a bad value stays on screen as typed and is named, never emptied by the
+  // browser and replaced by a default) ----
+  // decimal(text): the number a decimal text is ("1.5", "-2", "1e3"), NaN for anything else
+  // ("0x10", "Infinity", "1,5": what Number() would read as another number or not at all)
+  const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+  const decimal = (text) => (DECIMAL.test(String(text).trim()) ? Number(String(text).trim()) : NaN);
+  // what a numeric field allows, in words: its data-allowed, else from its min and max (a hint;
+  // the server checks the range and names the field)
+  function allowed(el) {
+    if (el.dataset.allowed) return el.dataset.allowed;
+    const lo = el.getAttribute("min"), hi = el.getAttribute("max");
+    if (lo !== null && hi !== null) return `a number from ${lo} to ${hi}`;
+    return lo !== null ? `a number, at least ${lo}` : "a number";
+  }
+  // a field that counts (step 1, at least 1: chips, tokens) reads sizes as count() does
+  const counts = (el) => el.getAttribute("step") === "1" && Number(el.getAttribute("min")) >= 1;
+  // numberIn(el, name): the number typed in `el`; undefined when empty (the server's default,
+  // as the placeholder says). Anything else throws an Error whose message is one line naming
+  // `name` and what it allows, never a different number.
+  function numberIn(el, name) {
+    const raw = el.value.trim();
+    if (raw === "") return undefined;
+    if (counts(el)) return count(raw, name);
+    const n = decimal(raw);
+    if (!Number.isFinite(n)) throw new Error(`${name} must be ${allowed(el)}, got '${raw}'`);
+    return n;
+  }
+  // the first of `names` (input name -> element) that does not read as a number:
+  // {field, line, el}, or null
+  function badNumber(entries) {
+    for (const [name, el] of entries) {
+      try { numberIn(el, name); } catch (e) { return { field: name, line: e.message, el }; }
+    }
+    return null;
+  }
+  // setControl(el, value): a control set from a link. A select keeps a value it does not list
+  // (an option is added for it, "(not in the list)") so that the request carries it and the
+  // server names the field, rather than the browser quietly showing its first option. A
+  // multiple select takes a comma-separated list.
+  function setControl(el, value) {
+    if (el.tagName !== "SELECT") { el.value = value; return; }
+    const want = el.multiple ? String(value).split(",").filter((v) => v !== "") : [String(value)];
+    for (const v of want) {
+      if ([...el.options].some((o) => o.value === v)) continue;
+      const o = document.createElement("option");
+      o.value = v; o.textContent = `${v} (not in the list)`; o.dataset.unknown = "1";
+      el.appendChild(o);
+    }
+    if (el.multiple) for (const o of el.options) o.selected = want.includes(o.value);
+    else el.value = want[0];
+  }
+
   // a line of the library's meant for the command line, in the page's words: its flags
   // become the controls that set the same thing (display only)
   const pageText = (t) => String(t)
@@ -120,7 +173,7 @@ const LR = (() => {
 
   // ---- the lecture's markers, defined (the cards' tooltips and the charts' marker hovers) ----
   const DEFS = {
-    bstar: "B*, the balance batch: the batch (all replicas and groups) at which the busiest chip's matmul time equals its weight-fetch time (attention and KV left out, as in the lecture); memory-bound below it (batching more is almost free), compute-bound above",
+    bstar: "B*, the balance batch: the batch (all replicas and groups) at which the busiest chip's matmul time equals its weight-fetch time with one micro-batch (attention and KV left out, as in the lecture); memory-bound below it (batching more is almost free); KV traffic, and a second micro-batch that hides communication, move the real balance higher",
     floor: "latency floor: all the weights a token needs, read once at full memory bandwidth; the fastest a token can come, whatever the batch",
     bctx: "balanced context: the context at which one sequence's KV-cache fetch takes as long as its matmuls; beyond it, reading the KV cache bounds the step",
     nofit: "beyond here the weights, KV cache and activations need more memory than a chip has",
@@ -430,6 +483,6 @@ const LR = (() => {
     deployment: () => null, onDeployment, fireDeployment, onNoDeployment, fireNoDeployment, on, emit,
     lastReport: null, catalog: null,
     hold, busy, initialRelease,
-    esc, count, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot, logTicks,
+    esc, count, decimal, numberIn, badNumber, setControl, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot, logTicks,
   };
 })();

@@ -12,14 +12,16 @@ const input = (k) => $("b_" + k);
 let pending = null, dirty = true, timer = null, release = () => {};
 let aError = null; // why the controls at the top give no deployment A now (null: they give one)
 
-// B's overrides: field -> value as typed (empty = as A)
+// B's counts: text inputs (a bad one stays as typed or linked, and is named: never emptied by
+// the browser into "as A"), read as the controls above read theirs (sizes: 1k = 1,024)
+const NUMBERS = ["chips", ...SPLIT];
+const badNumber = () => LR.badNumber(NUMBERS.map((k) => [k, input(k)]));
+// B's overrides: field -> value (empty = as A); call it once badNumber() is null
 function overrides() {
   const o = {};
   for (const k of KEYS) {
-    const v = input(k).value.trim();
-    if (v === "") continue;
-    const n = Number(v);
-    o[k] = input(k).type === "number" && Number.isFinite(n) ? n : v;
+    const v = NUMBERS.includes(k) ? LR.numberIn(input(k), k) : input(k).value.trim();
+    if (v !== undefined && v !== "") o[k] = v;
   }
   return o;
 }
@@ -39,7 +41,7 @@ function writeUrl() {
 function readUrl() {
   for (const k of KEYS) {
     const v = LR.urlGet("b." + k);
-    if (v !== null) input(k).value = v;
+    if (v !== null) LR.setControl(input(k), v); // a hardware the list lacks is kept, and named by the server
   }
 }
 
@@ -157,6 +159,14 @@ async function run() {
   const a = LR.deployment(), ra = LR.lastReport;
   if (aError !== null) { $("cmp_error").textContent = ""; clear("A: " + aError); return; }
   if (!a || !ra) { dirty = true; return; } // A's first answer is on its way: drawn then
+  const bad = badNumber();
+  if (bad) { // no B is asked for with another number: A alone, the field named
+    $("cmp_error").textContent = "B: " + bad.line;
+    bad.el.classList.add("bad_field");
+    table(ra, null);
+    await charts(ra, null);
+    return;
+  }
   const res = await LR.api("/api/report", bodyB(a));
   if (pending !== token) return;
   if (!res.ok) {

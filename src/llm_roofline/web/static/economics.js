@@ -70,7 +70,9 @@
   // ---- the DOM ----
   const input = (name) => SECTION().querySelector(`[name="${name}"]`);
   function field([name, label, unit, , placeholder]) {
-    return `<label>${label} <i>(${unit})</i> <input name="${name}" type="number" min="0" step="any"${placeholder ? ` placeholder="${placeholder}"` : ""}></label>`;
+    // a number typed in a text input: a bad value, typed or from a link, stays as it is and is
+    // named (the browser would empty a number input and the server's default would answer)
+    return `<label>${label} <i>(${unit})</i> <input name="${name}" type="text" inputmode="decimal" min="0" step="any"${placeholder ? ` placeholder="${placeholder}"` : ""}></label>`;
   }
   function build() {
     const s = SECTION();
@@ -95,12 +97,13 @@
 #view_economics details { font-size: 0.85rem; margin: 0.3rem 0; }
 #view_economics details summary { cursor: pointer; color: #374151; }
 #view_economics[data-state="busy"] .epanel { opacity: 0.7; }
-#view_economics .epanel.failed .eout { opacity: 0.35; }
+#view_economics .epanel.failed .eout, #view_economics.stale #econ_deployment { opacity: 0.35; filter: grayscale(1); }
 `;
     document.head.appendChild(style);
     s.innerHTML = `
 <h2>Economics <small>what prices say, what a token costs against context, where to keep a KV cache: for the deployment above</small></h2>
 <p class="eline" id="econ_deployment">–</p>
+<p class="eerror" id="econ_error" role="alert"></p>
 <div class="epanel" id="econ_pricing" data-api="pricing">
   <h3>What API prices say <small>read backwards, as <code>llm-roofline pricing</code>; the cost floor at the context above</small></h3>
   <div class="erow">${PRICING.slice(0, 3).map(field).join("")}</div>
@@ -127,28 +130,37 @@
       el.addEventListener("input", changed);
       el.addEventListener("change", changed);
     }
+    // the tokens of a sequence: a count, read as the command line does (32k = 32,768)
     input("context_len").step = "1";
     input("context_len").min = "1";
+    input("context_len").inputMode = "numeric";
   }
 
   // ---- requests: the deployment above with this view's fields ----
   let deployment = null; // the last deployment the controls above answered for
-  const numberOr = (v) => (Number.isNaN(Number(v)) ? v : Number(v));
+  // the view's fields of `list` (empty: left out, the server's default); call it once bad()
+  // says none is bad
   function fields(list) {
     const out = {};
     for (const [name] of list) {
-      const v = input(name).value.trim();
-      if (v !== "") out[name] = numberOr(v);
+      const v = LR.numberIn(input(name), name);
+      if (v !== undefined) out[name] = v;
     }
     return out;
+  }
+  // the first field of `list` that is not a number, as an answer the panel shows (the field
+  // named, nothing asked with another number), or null
+  function bad(list) {
+    const b = LR.badNumber(list.map(([name]) => [name, input(name)]));
+    return b && { ok: false, status: 0, data: { detail: b.line, field: b.field } };
   }
   function bodies() {
     const dep = { ...deployment };
     delete dep.batch; // the report's, not a question of this view
     const context = dep.context_len;
     delete dep.context_len;
-    const pricing = { ...dep, context_len: context, ...fields(PRICING) };
-    const tiers = { ...dep, context_len: context, ...fields(TIERS) };
+    const pricing = bad(PRICING) || { ...dep, context_len: context, ...fields(PRICING) };
+    const tiers = bad(TIERS) || { ...dep, context_len: context, ...fields(TIERS) };
     return { pricing, cost: dep, tiers };
   }
 
@@ -196,7 +208,9 @@
     const mine = hold();
     let answers;
     try {
-      answers = await Promise.all([ask("/api/pricing", b.pricing), ask("/api/cost-vs-context", b.cost), ask("/api/cache-tiers", b.tiers)]);
+      // a panel whose own field is bad has its answer already: the line naming it
+      const asked = (path, body) => (body.ok === false ? body : ask(path, body));
+      answers = await Promise.all([asked("/api/pricing", b.pricing), asked("/api/cost-vs-context", b.cost), asked("/api/cache-tiers", b.tiers)]);
     } catch (e) {
       answers = [0, 1, 2].map(() => ({ ok: false, status: 0, data: String(e) }));
     }
@@ -206,6 +220,10 @@
   async function draw(answers) {
     for (const el of SECTION().querySelectorAll(".bad_field")) el.classList.remove("bad_field");
     const [pricing, cost, tiers] = answers;
+    // the header follows the deployment asked about; when neither answer carrying it came,
+    // it greys with cost's line (cost has no field of its own: its error is the deployment's)
+    const told = [pricing, cost].find((a) => a.ok);
+    if (told) { drawHeader(told.data); fresh(); } else stale(typeof cost.data === "string" ? cost.data : errorLine(cost.data, cost.status));
     const ok = [
       await show("pricing", pricing, drawPricing),
       await show("cost", cost, (d) => drawCost(d, pricing.ok ? pricing.data : null)),
@@ -241,12 +259,26 @@
   }
 
   // ---- drawing ----
-  function drawPricing(d) {
+  // the header: the deployment an answer is for (pricing's or cost's, which both carry it)
+  function drawHeader(d) {
     const dep = d.deployment;
     byId("econ_deployment").innerHTML =
       `${esc(dep.model)} on ${dep.chips} × ${esc(dep.hardware)} (${esc(d.split)}), ${esc(ENGINE_NOTE(d.engine))}` +
       (dep.price_usd_per_hour ? `, $${fmt(dep.price_usd_per_hour)} per chip-hour` : "");
-    const f = d.cost_floor;
+  }
+  // no answer for the deployment asked about: the header (an older deployment's) greyed, the
+  // line saying why; fresh() undoes it once an answer is drawn
+  function stale(line) {
+    SECTION().classList.add("stale");
+    byId("econ_error").textContent = line.replace(/\s+/g, " ");
+    byId("econ_error").title = byId("econ_error").textContent;
+  }
+  function fresh() {
+    SECTION().classList.remove("stale");
+    byId("econ_error").textContent = "";
+  }
+  function drawPricing(d) {
+    const dep = d.deployment, f = d.cost_floor;
     let html = `<div class="enums">` +
       card("output ÷ input price", "output_to_input", d.output_to_input, fmt(d.output_to_input) + "×",
         `if prices track cost, decode runs at ${val("decode_to_prefill_mfu", d.decode_to_prefill_mfu, fmt(d.decode_to_prefill_mfu))} of prefill's utilisation`) +
@@ -386,6 +418,7 @@
           byId(`econ_${panel}_error`).textContent = "the deployment above: " + String(why || "no deployment").replace(/\s+/g, " ");
           byId("econ_" + panel).classList.add("failed");
         }
+        stale("the deployment above: " + String(why || "no deployment"));
         SECTION().dataset.state = "error";
       });
     }

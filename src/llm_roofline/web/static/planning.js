@@ -27,8 +27,7 @@ function readUrl() {
   for (const el of fields()) {
     const v = LR.urlGet(urlKey(el));
     if (v === null) continue;
-    if (el.multiple) { const want = v.split(","); for (const o of el.options) o.selected = want.includes(o.value); }
-    else el.value = v;
+    LR.setControl(el, v); // a value a list lacks is kept, for the server to name
   }
 }
 
@@ -40,11 +39,36 @@ function planningFields(scope) {
     if (!(el.dataset.for || "").split(" ").includes(scope)) continue;
     const key = scope === "sim" && el.dataset.sim ? el.dataset.sim : el.name;
     if (el.multiple) { out[key] = [...el.selectedOptions].map((o) => o.value); continue; }
-    const v = el.value.trim();
-    if (v === "") continue;
-    out[key] = el.type === "number" && !Number.isNaN(Number(v)) ? Number(v) : v;
+    const v = numeric(el) ? LR.numberIn(el, el.name) : el.value.trim();
+    if (v !== undefined && v !== "") out[key] = v;
   }
   return out;
+}
+// the numeric inputs are text (inputmode): a bad value stays as typed or linked and is named,
+// never emptied by the browser into the server's default
+const numeric = (el) => el.hasAttribute("inputmode");
+// the first input of the view for `scope` (or any scope) that is not a number: {field, line,
+// el}, or null. planningFields(scope) is called once this is null.
+function badNumber(scope) {
+  return LR.badNumber(fields().filter((el) => numeric(el) && (!scope || (el.dataset.for || "").split(" ").includes(scope)))
+    .map((el) => [el.name, el]));
+}
+// a bad number is marked and named as soon as it is typed or linked, before any run; the
+// line goes once it is mended (a run's own error line stays until the next run)
+let checkLine = null;
+function check() {
+  for (const el of VIEW().querySelectorAll("[inputmode].bad_field")) el.classList.remove("bad_field");
+  const bad = badNumber(null);
+  if (bad) bad.el.classList.add("bad_field");
+  if (bad) { $("p_error").textContent = checkLine = bad.line; return; }
+  if (checkLine !== null && $("p_error").textContent === checkLine) $("p_error").textContent = "";
+  checkLine = null;
+}
+// a run with a bad number: its line and mark, the result area saying there is none
+async function refuseBad(kind, bad) {
+  await planningError(kind, bad.line, 0, kind);
+  bad.el.classList.add("bad_field");
+  setState(kind, "error", "");
 }
 // the API field a 4xx names -> the input of this view that sets it
 function planningInput(field, scope) {
@@ -118,6 +142,8 @@ async function runSimulate() {
   setState("sim", "busy", "Simulating the traffic on this deployment…");
   const release = LR.hold();
   try {
+    const bad = badNumber("sim");
+    if (bad) { await refuseBad("sim", bad); return; }
     if (!dep) { await planningError("sim", "no deployment: " + ($("error").textContent || "see the controls above"), 0, "sim"); setState("sim", "error", ""); return; }
     const body = { ...dep };
     delete body.context_len; delete body.batch; // the report's, not a traffic's
@@ -183,9 +209,11 @@ function drawSimulation(r, asked) {
 
 async function runPlan() {
   clearMarks();
-  const body = planningFields("plan");
   const release = LR.hold();
   try {
+    const bad = badNumber("plan");
+    if (bad) { await refuseBad("plan", bad); return; }
+    const body = planningFields("plan");
     if ((body.hardware || []).length > HW_MAX) {
       await planningError("plan", { detail: `choose at most ${HW_MAX} hardware, not ${body.hardware.length}`, field: "hardware" }, 400, "plan");
       setState("plan", "error", "");
@@ -223,6 +251,7 @@ function labelHardware() {
   const own = topPrice(LR.deployment());
   for (const o of VIEW().querySelector('select[name="hardware"]').options) {
     const h = LR.catalog.hardwareById[o.value];
+    if (!h) continue; // an id from a link that the catalog lacks: kept as it is, for the server to name
     const mine = own && own.hardware === o.value;
     o.disabled = !h.price_usd_per_hour && !(mine && own.usd > 0);
     o.textContent = o.value + (mine ? ` ($${own.usd}/h, the price set above)` : h.price_usd_per_hour ? ` ($${h.price_usd_per_hour}/h)` : " (no price)");
@@ -296,7 +325,8 @@ LR.on("controls", () => {
   labelHardware();
   for (const el of fields()) defaults.set(el, valueOf(el));
   readUrl();
-  for (const el of fields()) { el.addEventListener("input", writeUrl); el.addEventListener("change", writeUrl); }
+  for (const el of fields()) for (const ev of ["input", "change"]) el.addEventListener(ev, () => { writeUrl(); check(); });
+  check();
   $("sim_run").addEventListener("click", runSimulate);
   $("plan_run").addEventListener("click", runPlan);
 });

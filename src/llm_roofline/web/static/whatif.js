@@ -101,11 +101,11 @@
 .wview .wrow { display: flex; flex-wrap: wrap; gap: 0.5rem 0.9rem; align-items: end; font-size: 0.85rem; margin: 0.3rem 0; }
 .wview .wrow label { display: flex; flex-direction: column; gap: 0.15rem; }
 .wview .wrow label.check { flex-direction: row; align-items: center; gap: 0.3rem; }
-.wview .wrow input[type=number] { width: 6.5rem; }
 .wview .wrow input[type=text] { width: 9rem; }
+.wview .wrow input[inputmode] { width: 6.5rem; }
 .wview .wstatus { margin: 0.3rem 0; font-size: 0.85rem; color: #374151; min-height: 1.2em; }
 .wview .werror { margin: 0.2rem 0; color: #b91c1c; font-size: 0.9rem; min-height: 1.2em; }
-.wview .wout.stale { opacity: 0.45; }
+.wview .wout.stale { opacity: 0.4; filter: grayscale(1); }
 .wview .wcharts { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 0.8rem; margin-top: 0.5rem; }
 .wview .wchart { min-height: 320px; }
 .wview .wsentences { font-size: 0.85rem; line-height: 1.4; margin: 0.4rem 0; padding-left: 1.2rem; }
@@ -137,7 +137,11 @@
         inp.checked = saved === null ? !!f.value : saved === "1";
         controls.append(h("label", { class: "check" }, inp, f.label));
       } else {
-        inp = h("input", { type: f.type, name: f.name, step: f.step, min: f.min, max: f.max, placeholder: f.placeholder, title: f.help });
+        // a number is typed in a text input (inputmode brings the number keyboard): a bad
+        // value, typed or from a link, stays as it is and is named, never emptied by the browser
+        const numeric = f.type === "number";
+        inp = h("input", { type: "text", inputmode: numeric ? (f.step === "1" ? "numeric" : "decimal") : null, name: f.name, step: f.step, min: f.min, max: f.max,
+          placeholder: f.placeholder, title: f.help, data: numeric ? (f.allowed ? { numeric: "1", allowed: f.allowed } : { numeric: "1" }) : null });
         inp.value = saved === null ? (f.value ?? "") : saved;
         controls.append(h("label", {}, h("span", { html: f.label }), inp));
       }
@@ -147,8 +151,9 @@
     for (const d of spec.display || []) {
       const sel = h("select", { id: d.id, "aria-label": d.label });
       for (const [v, t] of d.options) sel.append(h("option", { value: v, text: t }));
+      // a link's value it does not list is kept (and named by badInput), not read as the default
       const saved = urlGet(spec.prefix + d.key);
-      sel.value = saved !== null && d.options.some(([v]) => v === saved) ? saved : d.value;
+      if (saved === null) sel.value = d.value; else LR.setControl(sel, saved);
       displays[d.key] = sel;
       controls.append(h("label", {}, h("span", { text: d.label }), sel));
     }
@@ -158,17 +163,30 @@
     section.append(h("h2", { text: spec.title }), h("p", { class: "intro", html: spec.intro }), controls, status, error, out);
 
     const view = { section, inputs, displays, out, last: null };
-    // the body for the API: the deployment's fields, then this view's inputs (empty: left out)
+    const numeric = () => Object.entries(inputs).filter(([, inp]) => inp.dataset.numeric);
+    // the body for the API: the deployment's fields, then this view's inputs (empty: left out,
+    // the server's default as the placeholder says); call it once badInput() is null
     function body(dep) {
       const b = {};
       for (const k of DEPLOYMENT_KEYS) if (dep[k] !== undefined) b[k] = dep[k];
       for (const [k, inp] of Object.entries(inputs)) {
         if (inp.type === "checkbox") { b[k] = inp.checked; continue; }
-        const v = inp.value.trim();
-        if (v === "") continue;
-        b[k] = inp.type === "number" && Number.isFinite(Number(v)) ? Number(v) : v;
+        const v = inp.dataset.numeric ? LR.numberIn(inp, k) : inp.value.trim();
+        if (v !== undefined && v !== "") b[k] = v;
       }
       return b;
+    }
+    // the first input of this view that is not a number, or a choice from a link that is not
+    // on its list ({field, line, el}, or null)
+    function badInput() {
+      for (const [key, sel] of Object.entries(displays)) {
+        const o = sel.selectedOptions[0];
+        if (o && o.dataset.unknown) {
+          const known = [...sel.options].filter((x) => !x.dataset.unknown).map((x) => x.value).join(", ");
+          return { field: key, line: `${key} must be one of ${known}, got '${o.value}'`, el: sel };
+        }
+      }
+      return LR.badNumber(numeric());
     }
     function writeUrl() {
       const pairs = {};
@@ -177,11 +195,32 @@
       urlSet(pairs);
     }
     let token = null, timer = null, release = null;
+    let noDeployment = null; // why the controls above give no deployment now (null: they give one)
     const visible = () => !section.hidden;
+    const done = () => { if (release) { release(); release = null; } };
+    // no answer to show: the line says why; the last answer, for another question, goes
+    // (`clear`: the view's own input is bad) or stays greyed (the deployment above is bad,
+    // and comes back when it is good again)
+    function noAnswer(line, clear) {
+      token = null;
+      error.textContent = line;
+      status.textContent = "";
+      if (clear) {
+        out.innerHTML = "";
+        out.append(h("p", { class: "wnote", text: "No result for these inputs." }));
+        view.last = null;
+      } else out.classList.add("stale");
+      section.dataset.state = "error";
+      done();
+    }
     async function run() {
       timer = null;
+      for (const inp of section.querySelectorAll(".bad_field")) inp.classList.remove("bad_field");
+      if (noDeployment !== null) { noAnswer("the deployment above: " + noDeployment, false); return; }
       const dep = LR.deployment && LR.deployment();
-      if (!dep) { section.dataset.state = "idle"; if (release) { release(); release = null; } return; }
+      if (!dep) { section.dataset.state = "idle"; done(); return; } // the controls above have not answered yet
+      const bad = badInput();
+      if (bad) { bad.el.classList.add("bad_field"); noAnswer(bad.line, true); return; } // nothing asked with another number
       const b = body(dep);
       const mine = {};
       token = mine;
@@ -208,7 +247,7 @@
         try { await spec.draw(res.data, view); } catch (e) { error.textContent = "drawing failed: " + e; }
         section.dataset.state = "done";
       }
-      if (release) { release(); release = null; }
+      done();
     }
     // run soon (inputs settle first); the page stays busy until the answer is drawn
     function later(delay) {
@@ -223,11 +262,14 @@
       const ev = inp.type === "checkbox" ? "change" : "input";
       inp.addEventListener(ev, () => { writeUrl(); later(300); });
     }
-    for (const sel of Object.values(displays)) sel.addEventListener("change", () => { writeUrl(); view.redraw(); });
+    // a display choice redraws the answer shown (or asks, when a bad choice left none)
+    for (const sel of Object.values(displays)) sel.addEventListener("change", () => { writeUrl(); if (view.last) view.redraw(); else later(0); });
     let seen = false;
-    LR.onDeployment(() => { seen = true; out.classList.add("stale"); later(50); });
-    LR.onView(spec.name, () => { writeUrl(); if (seen || (LR.deployment && LR.deployment())) later(0); });
-    if (LR.onNoDeployment) LR.onNoDeployment(() => out.classList.add("stale"));
+    LR.onDeployment(() => { seen = true; noDeployment = null; out.classList.add("stale"); later(50); });
+    LR.onView(spec.name, () => { writeUrl(); if (seen || noDeployment !== null || (LR.deployment && LR.deployment())) later(0); });
+    // the controls above give no deployment: said here too, the last answer greyed (never
+    // shown as if it answered them)
+    if (LR.onNoDeployment) LR.onNoDeployment((line) => { noDeployment = String(line || "no deployment"); out.classList.add("stale"); later(0); });
     const origDraw = spec.draw;
     spec.draw = async (data, v) => { out.classList.remove("stale"); await origDraw(data, v); };
     return view;
@@ -337,7 +379,7 @@
     intro: "Raise one chip figure at a time (dense FLOP/s, memory bandwidth, memory capacity, scale-up bandwidth, scale-out bandwidth, price) and run the engine again on the deployment above: how much each buys in tokens/s per user, throughput and $ per million tokens. Memory capacity changes no step time, only the batch that fits, so the answer is given at three batch policies: the batch above, the largest that fits, and the largest within a target time per output token.",
     busy: "Running the engine on each changed chip…",
     inputs: [
-      { name: "tpot_ms", label: "target <i>(ms per output token)</i>", type: "number", step: "any", min: "0", placeholder: "none", help: "adds the policy 'the largest batch within the target' and bounds the catalog's search (default: none)" },
+      { name: "tpot_ms", label: "target <i>(ms per output token)</i>", type: "number", step: "any", min: "0", placeholder: "none", allowed: "a number of ms above 0 (empty: no target)", help: "adds the policy 'the largest batch within the target' and bounds the catalog's search (default: none)" },
       { name: "step_pct", label: "change of each figure <i>(%)</i>", type: "number", step: "any", min: "0.1", max: "100", value: "10", help: "how much each chip figure is raised, from 0.1% to 100% (default 10%)" },
       { name: "across_catalog", label: "rank every chip of the catalog", type: "checkbox", value: true, help: "the cheapest $ per token each catalog chip reaches for this model, and what bounds it" },
       { name: "max_chips", label: "most chips per catalog chip", type: "number", step: "1", min: "1", max: "32", value: "8", help: "the most chips each catalog chip may use (default 8)" },
@@ -406,7 +448,7 @@
     intro: "The lecture's opening question: fast modes sell tokens about 2.5× faster for 6× the price; why? From the deployment above at its batch, decoding without speculation, the cheapest way to raise tokens/s per user by the factor, among a smaller batch, more chips (every split up to the most chips) and speculative decoding, and the price multiple it implies ($ per million output tokens ÷ the base's).",
     busy: "Searching batches, chip counts and splits…",
     inputs: [
-      { name: "speedup", label: "speed-up <i>(× tokens/s per user)</i>", type: "number", step: "0.1", min: "1", value: "2.5", help: "the factor on tokens/s per user (default 2.5)" },
+      { name: "speedup", label: "speed-up <i>(× tokens/s per user)</i>", type: "number", step: "0.1", min: "1", max: "1000", value: "2.5", help: "the factor on tokens/s per user (default 2.5)" },
       { name: "gamma", label: "drafted tokens γ", type: "number", step: "1", min: "1", max: "16", value: "1", help: "speculation: tokens drafted per verification (default 1, DeepSeek-V3's MTP)" },
       { name: "acceptance", label: "acceptance α <i>(0–1)</i>", type: "number", step: "0.01", min: "0", max: "1", value: "0.85", help: "speculation: the probability each drafted token is accepted (default 0.85, DeepSeek-V3's MTP figure)" },
       { name: "draft", label: "draft <i>(auto, mtp, none or a model id)</i>", type: "text", placeholder: "auto", help: "auto (empty): the model's own multi-token-prediction layer when its config has one (DeepSeek-V3), else speculation is not tried; mtp: as if it had one; none: a free draft (the most speculation can give); or a catalog model id" },
