@@ -136,6 +136,11 @@ def test_economics_view(server: str, browser: Any, tmp_path: Path) -> None:
     assert _check_figures(p, "pricing", answers["pricing"]) >= 15
     assert _check_figures(p, "tiers", answers["tiers"]) >= 15
     assert "8 × h100-sxm" in p.text("#econ_deployment")
+    # counts in words, as the command line writes them: Llama 3.1 70B multiplies
+    # 69,501,714,432 parameters per token -> "69.5 billion"; no number in exponent form
+    text = page.text_content(VIEW) or ""
+    assert "69.5 billion active parameters" in text
+    assert not re.search(r"\d[eE][+-]\d", text), re.findall(r"\S*\d[eE][+-]\d\S*", text)
 
     # ... and the command line's for the same question
     cli = run_cli(

@@ -37,7 +37,7 @@ const fmtTime = LR.fmtTime, fmtNum = LR.fmtNum;
 // a range in the unit of its centre value, e.g. "(7.70–11.4)"
 function fmtRange(lo, hi, centre) {
   const k = centre >= 1 ? 1 : centre >= 1e-3 ? 1e3 : 1e6;
-  return `(${(lo * k).toPrecision(3)}–${(hi * k).toPrecision(3)})`;
+  return `(${LR.sig(lo * k)}–${LR.sig(hi * k)})`;
 }
 // tokens/s per user: three figures below 100 (8.54), whole numbers above
 const fmtPerUser = (x) => (x < 100 ? String(+x.toPrecision(3)) : fmtNum(x));
@@ -278,7 +278,7 @@ function drawNumbers(r) {
   $("n_tps").textContent = fmtNum(a.tokens_per_s);
   $("n_tpu").textContent = a.tokens_per_s_per_user === null ? "–" : fmtPerUser(a.tokens_per_s_per_user);
   const usd = a.usd_per_million_tokens;
-  $("n_usd").textContent = usd === null ? "–" : "$" + usd.toPrecision(3);
+  $("n_usd").textContent = usd === null ? "–" : LR.fmtUsd(usd);
   $("n_usd_note").textContent = usd === null ? r.cost_note || "" : "";
   if (usd === null) delete $("n_usd").dataset.usd; else $("n_usd").dataset.usd = usd;
   $("n_bound").textContent = a.bound;

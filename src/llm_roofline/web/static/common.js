@@ -180,16 +180,29 @@ const LR = (() => {
   };
 
   // ---- formats (display only) ----
+  const fmtNum = (x) => (x === null || x === undefined ? "–" : x.toLocaleString("en-US", { maximumFractionDigits: 0 }));
+  // 3 significant figures, never in exponent form (toPrecision writes 1234 as "1.23e+3")
+  function sig(x) {
+    const r = +x.toPrecision(3);
+    return Math.abs(r) >= 1000 ? fmtNum(r) : String(r);
+  }
   function fmtTime(s) {
     if (s === null || s === undefined) return "–";
-    if (s >= 3600) return (s / 3600).toPrecision(3) + " h";
-    if (s >= 60) return (s / 60).toPrecision(3) + " min";
-    if (s >= 1) return s.toPrecision(3) + " s";
-    if (s >= 1e-3) return (s * 1e3).toPrecision(3) + " ms";
-    return (s * 1e6).toPrecision(3) + " µs";
+    if (s >= 3600) return sig(s / 3600) + " h";
+    if (s >= 60) return sig(s / 60) + " min";
+    if (s >= 1) return sig(s) + " s";
+    if (s >= 1e-3) return sig(s * 1e3) + " ms";
+    return sig(s * 1e6) + " µs";
   }
-  const fmtNum = (x) => (x === null || x === undefined ? "–" : x.toLocaleString("en-US", { maximumFractionDigits: 0 }));
+  // money keeps its trailing zeros ($1.10); from $100 whole dollars ($1,234, never $1.23e+3)
   const fmtUsd = (x) => (x === null || x === undefined ? "–" : "$" + (x >= 100 ? fmtNum(x) : x.toPrecision(3)));
+  // a large count in words, as the command line writes it: 69.5 billion, 31.5 trillion
+  function fmtWords(v) {
+    for (const [scale, word] of [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"]]) {
+      if (Math.abs(v) >= scale) return `${sig(v / scale)} ${word}`;
+    }
+    return sig(v);
+  }
   const fmtPct = (x) => (x === null || x === undefined ? "–" : (x >= 0 ? "+" : "") + (100 * x).toFixed(1) + "%");
   // a marker's value: whole numbers up to 100,000 (as the numbers beside the charts show
   // them), then 3 significant figures with k or M
@@ -483,6 +496,6 @@ const LR = (() => {
     deployment: () => null, onDeployment, fireDeployment, onNoDeployment, fireNoDeployment, on, emit,
     lastReport: null, catalog: null,
     hold, busy, initialRelease,
-    esc, count, decimal, numberIn, badNumber, setControl, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, PALETTE, plot, logTicks,
+    esc, count, decimal, numberIn, badNumber, setControl, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, fmtWords, sig, PALETTE, plot, logTicks,
   };
 })();

@@ -293,7 +293,7 @@
       const whose = st.active_params_source === "model" ? " (the model's, multiplied per token)" : " (given)";
       html += card("KV cache the price step implies <i>(bytes per token)</i>", "price_step.implied_kv_bytes_per_token",
         st.implied_kv_bytes_per_token, tokens(st.implied_kv_bytes_per_token) + " B",
-        `a step at ${tokens(st.long_context_threshold)} tokens, ${st.active_params.toPrecision(3)} active parameters${whose}, ` +
+        `a step at ${tokens(st.long_context_threshold)} tokens, ${LR.fmtWords(st.active_params)} active parameters${whose}, ` +
         `${fmt(st.flops_per_byte)} FLOP/B (${esc(st.flops_per_byte_source)}); this model holds ` +
         `${val("cost_floor.kv_bytes_per_token", f.kv_bytes_per_token, tokens(f.kv_bytes_per_token) + " B")} per token (${esc(dep.kv_dtype)})` +
         (st.long_output_to_input !== null ? `; above the step output ÷ input is ${val("price_step.long_output_to_input", st.long_output_to_input, fmt(st.long_output_to_input) + "×")}` : ""));

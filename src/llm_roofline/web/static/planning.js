@@ -10,7 +10,7 @@ const C = LR.PALETTE;
 const HW_MAX = 6;
 const VIEW = () => $("planning");
 const fmtTime = LR.fmtTime, fmtNum = LR.fmtNum, fmtUsd = LR.fmtUsd, esc = LR.esc;
-const fmtRate = (x) => (x === null || x === undefined ? "–" : x.toPrecision(3));
+const fmtRate = (x) => (x === null || x === undefined ? "–" : LR.sig(x));
 const fields = () => [...VIEW().querySelectorAll("[name]")];
 const urlKey = (el) => el.dataset.url || "p." + el.name;
 const valueOf = (el) => (el.multiple ? [...el.selectedOptions].map((o) => o.value).join(",") : el.value.trim());
@@ -274,7 +274,7 @@ function drawPlan(r, asked) {
   const b = r.best, s = r.searched || {};
   $("plan_prices").textContent = "costed at " + Object.entries(r.prices || {}).map(([h, p]) =>
     `${h} ${fmtUsd(p.usd_per_hour)} per chip-hour (${p.source === "request" ? "the price set above" : "the catalog's"})`).join("; ");
-  const searched = `searched ${s.instance_shapes} instance shapes, ${s.simulations} simulations, ${s.seconds === undefined ? "–" : s.seconds.toPrecision(2)} s`;
+  const searched = `searched ${s.instance_shapes} instance shapes, ${s.simulations} simulations, ${s.seconds === undefined ? "–" : LR.sig(s.seconds)} s`;
   if (b) {
     $("plan_head").innerHTML = `<b class="ok" id="plan_verdict">best plan</b> <span class="muted">${esc(searched)}</span>`;
     const rows = [
