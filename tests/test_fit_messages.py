@@ -350,7 +350,7 @@ def test_predict_csv_and_api_give_the_same_advice(tmp_path: Path) -> None:
 def test_bulk_advice_agrees_with_the_one_scenario_advice() -> None:
     """The vectorised bisection of `bulk_advice` finds the same largest context and batch as
     `fit_advice`'s scalar one, pair by pair; weights that alone overflow are said so."""
-    from llm_roofline.fit_advice import bulk_advice
+    from llm_roofline.fit_bulk import bulk_advice
 
     dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
     pairs = [(1, 131_072), (16, 33_792), (64, 4096), (400, 4096), (3, 100_000)]

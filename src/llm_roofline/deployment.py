@@ -307,7 +307,7 @@ class Deployment:
         B = count(batch, "batch")
         per = -(-B // self.replicas)
         kw: dict[str, Any] = {"input_len": input_len, "output_len": output_len, "mode": mode}
-        from .fit_advice import advised
+        from .fit_bulk import advised
 
         res = serve(self.model, self.instance, batch=per, profile=self.profile, **kw, **self._kw())
         whole = replicated(res, batch=B, per_replica=per, replicas=self.replicas)
@@ -318,7 +318,7 @@ class Deployment:
     ) -> Any:
         """`serve` for many scenarios at once (arrays, one element a scenario; each pass one
         engine call over them all): `serve`'s figures as `serving.ServingColumns`."""
-        from .fit_advice import advised
+        from .fit_bulk import advised
         from .serving import replicated, serve_many, valid_rows
 
         B, I, O = (np.asarray(x).ravel() for x in (batch, input_len, output_len))

@@ -25,28 +25,18 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from .deployment import Deployment
 from .dtypes import get_dtype, list_dtypes
 from .errors import LlmRooflineError
 from .roofline import positive_array
-from .serving import NO_FIT, PREFILL_CHUNK
-from .serving_results import ServingColumns, ServingResult
+from .serving import PREFILL_CHUNK
 from .units import GB, GiB
 
-__all__ = [
-    "KV_CACHE_DTYPES",
-    "FitAdvice",
-    "advised",
-    "bulk_advice",
-    "fit_advice",
-    "fit_message",
-    "no_fit_reason",
-]
+__all__ = ["KV_CACHE_DTYPES", "FitAdvice", "fit_advice", "fit_message", "no_fit_reason"]
 
 # Cache types serving engines keep a KV cache in, of the data types in data/dtypes.toml:
 # - fp8: vLLM's kv_cache_dtype="fp8"
@@ -57,8 +47,6 @@ __all__ = [
 #   (https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp).
 # GGUF K-quants and whole-file mixes (q6_k, q4_k_m, ...) are weight formats, never a cache.
 KV_CACHE_DTYPES = ("fp8", "int8", "q8_0", "q4_0", "nvfp4")
-
-Result = TypeVar("Result", ServingResult, ServingColumns)
 
 MAX_CHIPS = 4096  # the chip search stops here at the latest (the API's largest deployment)
 EVERY, COUNTS = 32, 96  # chip counts tried one by one from the least, and in all
@@ -349,97 +337,3 @@ def no_fit_reason(line: str, context_len: int, largest: int) -> str:
     if largest < 1:
         return f"not one sequence fits at context {context_len:,} (the largest batch is 0)"
     return f"the largest batch that fits at context {context_len:,} is {largest:,}"
-
-
-def _largest_contexts(
-    dep: Deployment, batch: np.ndarray, below: np.ndarray, prompt: Any = 0
-) -> np.ndarray:
-    """`_largest_context` for many (batch, context) pairs at once: one memory call a round of a
-    bisection run on every pair together."""
-    lo = np.where(_memory(dep, batch, 1, prompt).fits & (below > 1), 1, 0).astype(np.int64)
-    hi = np.where(lo > 0, below - 1, 0).astype(np.int64)
-    while np.any(lo < hi):
-        mid = (lo + hi + 1) // 2
-        ok = _memory(dep, batch, np.maximum(mid, 1), prompt).fits
-        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1)
-    return lo
-
-
-def bulk_advice(
-    dep: Deployment, batch: ArrayLike, context_len: ArrayLike, prompt_len: ArrayLike = 0
-) -> list[FitAdvice]:
-    """`fit_advice` for many scenarios at once, without the searches over chips and data types
-    (those take milliseconds a scenario; the message says how to have them named): the parts,
-    the part that overflows, the largest context at each batch and the largest batch at each
-    context, from a few memory calls on arrays."""
-    B = np.atleast_1d(positive_array(batch, "batch")).astype(np.int64)
-    S = np.atleast_1d(positive_array(context_len, "context_len")).astype(np.int64)
-    B, S, P = np.broadcast_arrays(B, S, np.asarray(prompt_len, dtype=np.int64))
-    mem = _memory(dep, B, S, P)
-    parts = [np.broadcast_to(x, B.shape) for x in (mem.weights, mem.kv, mem.activations)]
-    weights_alone = parts[0] > mem.capacity
-    longest = _largest_contexts(dep, B, np.where(weights_alone, 0, S), P)
-    widest = _largest_batches(dep, S, P)
-    return [
-        FitAdvice(
-            int(B[i]),
-            int(S[i]),
-            float(parts[0][i]),
-            float(parts[1][i]),
-            float(parts[2][i]),
-            float(mem.capacity),
-            None if weights_alone[i] else int(longest[i]),
-            0 if weights_alone[i] else int(widest[i]),
-            None,
-            "",
-            None,
-            None,
-            searched=False,
-        )
-        for i in range(B.size)
-    ]
-
-
-def _with_line(warnings: tuple[str, ...], line: str) -> tuple[str, ...]:
-    return tuple(NO_FIT + line if line and w.startswith(NO_FIT) else w for w in warnings)
-
-
-def advised(
-    dep: Deployment,
-    res: Result,
-    batch: Any,
-    input_len: Any,
-    output_len: Any,
-    mode: str,
-    *,
-    search: bool = False,
-) -> Result:
-    """Serving figures whose "does not fit" warnings say what overflows and what would fit,
-    in place of the engine's bytes-only line: at the batch, the longest context each scenario
-    reaches (input + output) and with its prompt's prefill chunk, as the engine checked them.
-    `bulk_advice`'s line, the same for a scenario alone or among many; with `search` (one
-    scenario: milliseconds), `fit_message`'s, which also names the chips and the data types
-    that would fit. Continuous batching is checked on the mean cache of sequences spread over
-    their contexts, which this advice does not model: its line stays the engine's."""
-    if mode == "continuous":
-        return res
-    if isinstance(res, ServingResult):
-        if not any(w.startswith(NO_FIT) for w in res.warnings):
-            return res
-        B, S, P = int(batch), int(input_len) + int(output_len), int(input_len)
-        line = (
-            fit_message(dep, S, B, prompt_len=P) if search else bulk_advice(dep, B, S, P)[0].message
-        )
-        return dataclasses.replace(res, warnings=_with_line(res.warnings, line))
-    rows = [i for i, w in enumerate(res.warnings) if any(x.startswith(NO_FIT) for x in w)]
-    if not rows:
-        return res
-    n = len(res.warnings)
-    B, I, O = (
-        np.broadcast_to(np.asarray(x, dtype=np.int64), (n,))[rows]
-        for x in (batch, input_len, output_len)
-    )
-    warnings = list(res.warnings)
-    for i, advice in zip(rows, bulk_advice(dep, B, I + O, I), strict=True):
-        warnings[i] = _with_line(warnings[i], advice.message)
-    return dataclasses.replace(res, warnings=tuple(warnings))
