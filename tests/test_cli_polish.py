@@ -290,6 +290,19 @@ def test_fmt_sig_bytes_and_money_never_write_exponents() -> None:
     assert fmt_money(0.0183) == "$0.0183"  # as before where .3g wrote no exponent
 
 
+def test_library_messages_share_the_fixed_point_formatter() -> None:
+    """units.sig is what the library's own messages use where :.3g would write 1.65e+03 (a
+    fast mode's price multiple, a capacity in requests/s, a time in ms): three significant
+    digits by hand, 1,648.2 -> 1,650; 12,345.6 ms -> 12,300; 0.5 -> 0.5; 999.96 -> 1,000."""
+    from llm_roofline.units import sig
+
+    assert f"{1648.2:.3g}" == "1.65e+03"  # the form it replaces
+    assert sig(1648.2) == "1,650" and sig(12_345.6) == "12,300"
+    assert sig(0.5) == "0.5" and sig(999.96) == "1,000" and sig(2.5, 6) == "2.5"
+    assert sig(1e6, 6) == "1,000,000" and sig(float("nan")) == "n/a"
+    assert fmt_sig(1648.2) == sig(1648.2)
+
+
 def test_balance_prints_token_budgets_in_words() -> None:
     argv = ["balance", "--tokens-per-s", "1e6", "--days", "365", "--active-params", "3.7e10"]
     r = run_cli(*argv)

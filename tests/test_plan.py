@@ -209,6 +209,15 @@ def test_rate_beyond_the_chips_says_so():
     res = _plan(["h100-sxm"], rate=2000.0, max_chips=2)
     assert res.best is None and res.reason
     assert res.reason.startswith(("chips", "ttft_p90", "tpot_p99"))
+    # the chips reason says how many to allow, at the least, and how to ask for them; that
+    # count is a lower bound: with it allowed, the plan still needs more or finds a fleet of
+    # at least that many chips
+    m = re.search(r"allow at least (\d+) \(--max-chips", res.reason)
+    assert res.reason.startswith("chips") and m, res.reason
+    least = int(m.group(1))
+    assert least > 2
+    more = _plan(["h100-sxm"], rate=2000.0, max_chips=least)
+    assert more.best is None or more.best["chips"] >= least
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,14 @@ def test_largest_policy_capacity_buys_batch() -> None:
     assert cap.change["tokens_per_s_per_user"] == pytest.approx(t0 / t1 - 1, rel=1e-9)
     assert cap.change["tokens_per_s"] == pytest.approx((b1 / t1) / (b0 / t0) - 1, rel=1e-9)
     assert cap.change["usd_per_million_tokens"] == pytest.approx((t1 / b1) / (t0 / b0) - 1)
+    # t1 > t0, so each user's rate falls: the sentence says capacity costs it, and why (a
+    # larger batch), never that it "buys" a negative change
+    line = next(x for x in r.sentences() if x.startswith(f"At batch {b0:,} (the largest"))
+    lost = f"{1 - t0 / t1:.1%}"
+    # (bandwidth moves it more, +10%, so it comes first and names the metric)
+    assert line.split(": ", 1)[1].startswith("+10% memory bandwidth buys +10.0% tokens/s per user")
+    assert f"+10% memory capacity costs {lost} (it fits batch {b1:,}, not {b0:,})" in line
+    assert "buys -" not in " ".join(r.sentences())
     # the batch given is untouched by capacity
     given = r.policies[0]
     assert {x.point.batch for x in given.effects if x.point is not None} == {1}

@@ -594,6 +594,22 @@ def test_a_context_beyond_the_trained_maximum_warns_and_is_drawn() -> None:
     assert d["warnings"] == [] and max(d["step_vs_context"]["context_len"]) == 131_072
 
 
+def test_the_longest_shipped_context_is_accepted() -> None:
+    """Llama 4 Scout's config gives max_position_embeddings 10,485,760 (10M as context lengths
+    are written, 10 x 2^20): a request at that context is answered, not refused for passing a
+    decimal 10,000,000; past 16M (2^24 = 16,777,216) it is a 422 naming the field."""
+    from llm_roofline.catalog import model_entry
+
+    top = model_entry("llama-4-scout").spec.max_context
+    assert top == 10 * 2**20 == 10_485_760
+    body = {**BODY, "model": "llama-4-scout", "hardware": "b200", "chips": 8, "batch": 1}
+    r = client.post("/api/report", json={**body, "context_len": top})
+    assert r.status_code == 200, r.text
+    assert not any("beyond the model's trained maximum" in w for w in r.json()["warnings"])
+    r = client.post("/api/report", json={**body, "context_len": 2**24 + 1})
+    assert r.status_code == 422 and "context_len" in r.text
+
+
 def test_tokens_per_second_per_user_is_one_token_a_step() -> None:
     """Each sequence gets one token a step: a user's tokens/s is 1 / the step, the batch's is
     batch / the step."""

@@ -256,6 +256,12 @@ def test_split_inputs_change_the_split(server: str, browser: Any) -> None:
     assert "does not divide" in p.text("#error")
     assert p.text("#split") == split and p.points("ideal step")
     assert "stale" in (page.get_attribute("body", "class") or "")
+    # the regime line (what bounds the step, whether it fits) is the last view's too: greyed
+    # like the numbers beside it
+    regime = page.eval_on_selector(
+        "#regime", "el => { const s = getComputedStyle(el); return [s.opacity, s.filter]; }"
+    )
+    assert float(regime[0]) < 1 and "grayscale" in regime[1], regime
 
     page.fill("#tp", "")
     page.uncheck("#pad_heads")
@@ -572,6 +578,14 @@ def test_context_and_batch_read_sizes_as_the_command_line_does(server: str, brow
     q = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&context_len=16k&batch=1k")
     assert q.page.input_value("#context") == "16384" and q.page.input_value("#batch") == "1024"
     assert params(q.url())["context_len"] == "16384" and params(q.url())["batch"] == "1024"
+    q.close()
+    # Llama 4 Scout's whole context, 10M (10,485,760: its config's max_position_embeddings),
+    # as its users write it: read, asked for and answered, not refused
+    q = Page(browser, server + "/?model=llama-4-scout&hardware=b200&chips=8&batch=1")
+    q.page.fill("#context", "10M")
+    q.settle()
+    assert params(q.url())["context_len"] == "10485760", q.text("#error")
+    assert q.text("#error") == "" and q.seconds("step-s") > 0
     q.close()
     # the page's reading is the command line's, case by case
     cases = [
@@ -912,6 +926,14 @@ def test_planning_view_simulates_the_deployment(server: str, browser: Any, tmp_p
     assert p.text("#sim_stable") == "UNSTABLE" and "grows without bound" in p.text("#sim_head")
     assert p.text('#sim_table td[data-key="ttft_p99_s"]') == "–"
 
+    # a change of this view's own inputs (the traffic) marks the result as outdated; typing
+    # the value it ran on back clears the mark
+    page.fill('#planning [name="rate"]', "400")
+    assert "outdated" in (page.get_attribute("#sim_out", "class") or "")
+    assert "changed since this result" in p.text("#p_status")
+    page.fill('#planning [name="rate"]', "500")
+    assert "outdated" not in (page.get_attribute("#sim_out", "class") or "")
+    assert "changed since" not in p.text("#p_status")
     # a change of deployment marks the result as outdated
     page.select_option("#model", "qwen3-8b")
     p.settle()

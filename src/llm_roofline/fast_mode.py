@@ -61,7 +61,7 @@ from .report import engine_parts, fit_message
 from .sensitivity import MAX_CHIPS, check_max_chips, largest_within, tpot, unpriced_reason
 from .speculative import speculative_decode, tokens_per_verification
 from .split import count
-from .units import GB, TB, mega, ms
+from .units import GB, TB, mega, ms, sig
 
 __all__ = [
     "DEFAULT_ACCEPTANCE",
@@ -260,7 +260,7 @@ def _batch_option(base: _Base, batch: int, target: float) -> OptionResult:
             curve,
         )
     one = base.setting("batch", dep, 1, tpot(dep, 1, S))
-    note = f"batch 1 is the fastest this split gets: ×{one.speedup:.3g}"
+    note = f"batch 1 is the fastest this split gets: ×{sig(one.speedup)}"
     return OptionResult("batch", OPTIONS["batch"], False, one, note, curve)
 
 
@@ -317,7 +317,7 @@ def _chips_option(base: _Base, target: float, max_chips: int) -> OptionResult:
     if best is not None:
         return OptionResult("chips", OPTIONS["chips"], True, best, "", curve)
     s = base.setting("chips", fastest[1], 1, fastest[0])
-    note = f"the fastest of {tried} splits on {span} chips gets ×{s.speedup:.3g}"
+    note = f"the fastest of {tried} splits on {span} chips gets ×{sig(s.speedup)}"
     return OptionResult("chips", OPTIONS["chips"], False, s, note, curve)
 
 
@@ -357,7 +357,7 @@ def _speculative_option(
         s = base.setting("speculative", dep, b, spec_tpot(b), gamma, acceptance)
         return OptionResult("speculative", OPTIONS["speculative"], True, s, "", curve)
     s = base.setting("speculative", dep, 1, float(t[0]), gamma, acceptance)
-    note = f"at batch 1 speculation (γ {gamma}, α {acceptance:g}) gets ×{s.speedup:.3g}"
+    note = f"at batch 1 speculation (γ {gamma}, α {acceptance:g}) gets ×{sig(s.speedup)}"
     return OptionResult("speculative", OPTIONS["speculative"], False, s, note, curve)
 
 
@@ -396,18 +396,18 @@ def _what_stops_batch_one(dep: Deployment, options: tuple[OptionResult, ...], S:
         ("communication", step.t_comm),
     )
     secs = [(what, float(np.asarray(v).flat[0])) for what, v in terms]
-    named = ", ".join(f"{what} {x / ms:.3g} ms" for what, x in secs if x > 0)
+    named = ", ".join(f"{what} {sig(x / ms)} ms" for what, x in secs if x > 0)
     text = (
-        f"batch 1 takes {t / ms:.3g} ms per token on the fastest split tried "
+        f"batch 1 takes {sig(t / ms)} ms per token on the fastest split tried "
         f"({d.chips} chip{'s' if d.chips > 1 else ''}, {d.split_text()}): the ideal step "
-        f"{ideal / ms:.3g} ms (its terms: {named})"
+        f"{sig(ideal / ms)} ms (its terms: {named})"
     )
     if d.profile is None:
         return text
     parts = engine_parts(d, ideal, t)
     return (
-        f"{text}, {parts['efficiency_s'] / ms:.3g} ms more at the {d.engine} engine's measured "
-        f"efficiencies and {parts['fixed_s'] / ms:.3g} ms of its fixed times per step "
+        f"{text}, {sig(parts['efficiency_s'] / ms)} ms more at the {d.engine} engine's measured "
+        f"efficiencies and {sig(parts['fixed_s'] / ms)} ms of its fixed times per step "
         "(scheduler, sampling, kernel launches)"
     )
 
@@ -475,8 +475,8 @@ def fast_mode(
     best = min(reaching, key=lambda o: o.setting.price_multiple if o.setting else 0.0, default=None)
     floor = float(np.asarray(dep.decode(1, 1).t_weights).flat[0])
     floor_text = (
-        f"the latency floor: the weights one token reads, {floor * dep.chip.memory_bw / GB:,.3g} "
-        f"GB per chip, over {dep.chip.memory_bw / TB:.3g} TB/s = {floor / ms:.3g} ms per token "
+        f"the latency floor: the weights one token reads, {sig(floor * dep.chip.memory_bw / GB)} "
+        f"GB per chip, over {sig(dep.chip.memory_bw / TB)} TB/s = {sig(floor / ms)} ms per token "
         f"({1 / floor:,.1f} tokens/s per user) on {dep.split_text()}"
     )
     u0, u1 = 1 / base.t, speedup / base.t
@@ -484,7 +484,7 @@ def fast_mode(
         s = best.setting
         message = (
             f"×{speedup:g} tokens/s per user ({u0:,.1f} → {u1:,.1f}, from the base decoding "
-            f"without speculation) costs ×{s.price_multiple:.3g} per token at the cheapest, "
+            f"without speculation) costs ×{sig(s.price_multiple)} per token at the cheapest, "
             f"{best.label}: {s.text()}"
         )
     else:
@@ -496,13 +496,13 @@ def fast_mode(
         head = (
             f"×{speedup:g} ({u1:,.1f} tokens/s per user, from the base's {u0:,.1f} decoding "
             f"without speculation) is out of reach: the fastest setting found, {top.label} at "
-            f"{top.setting.text()}, gives ×{top.setting.speedup:.3g}. "
+            f"{top.setting.text()}, gives ×{sig(top.setting.speedup)}. "
         )
         if target < floor:
             message = head + f"No batch passes {floor_text}"
         else:
             message = head + (
-                f"The target, {target / ms:.3g} ms per token, is above {floor_text}; what "
+                f"The target, {sig(target / ms)} ms per token, is above {floor_text}; what "
                 f"stops it: {_what_stops_batch_one(dep, tuple(options), S)}"
             )
     return FastMode(

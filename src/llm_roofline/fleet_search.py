@@ -415,20 +415,24 @@ class Search:
             return (
                 f"tpot_p99: the fastest decode within {chips} is "
                 f"{_ms(fast.tpot_floor)} per token ({fast.label()}, one sequence, ideal "
-                f"engine), above the {self.tpot_s / ms:.3g} ms target"
+                f"engine), above the {units.sig(self.tpot_s / ms)} ms target"
             )
         if not pre:
             fast = min(shapes, key=lambda s: s.ttft_floor)
             return (
                 f"ttft_p90: the fastest first token within {chips} is "
                 f"{_ms(fast.ttft_floor)} ({fast.label()}, the prompt alone, ideal engine), "
-                f"above the {self.ttft_s / ms:.3g} ms target"
+                f"above the {units.sig(self.ttft_s / ms)} ms target"
             )
         if not self.rows:
             if self.too_big:
+                rate, least = units.sig(self.rate, 6), min(self.too_big)
                 return (
-                    f"chips: the rate of {self.rate:g} requests/s needs more than {chips}: the "
-                    f"smallest fleet the search asked for had {min(self.too_big)}"
+                    f"chips: the rate of {rate} requests/s needs more than {chips}: the smallest "
+                    f"fleet the search asked for had {least}, a lower bound from each "
+                    "instance's ideal throughput (the fleet that meets the targets may need "
+                    f"more): allow at least {least} (--max-chips, max_chips in the library and "
+                    "the page)"
                 )
             if disagg == "no":
                 return (
@@ -454,17 +458,18 @@ class Search:
         if meets(t90, t99, self.ttft_s, self.tpot_s):  # met the percentiles, not the rate
             return (
                 f"capacity: the closest within {chips} ({fleet}) meets both targets but serves "
-                f"only {near['capacity_rps']:.3g} of the {self.rate:g} requests/s"
+                f"only {units.sig(near['capacity_rps'])} of the {units.sig(self.rate, 6)} "
+                "requests/s"
             )
         if t99 / self.tpot_s >= (t90 if t90 is not None else math.inf) / self.ttft_s:
-            which = f"tpot_p99: {_ms(t99)} against the {self.tpot_s / ms:.3g} ms target"
+            which = f"tpot_p99: {_ms(t99)} against the {units.sig(self.tpot_s / ms)} ms target"
         else:
             shown = "no first token" if t90 is None else _ms(t90)
-            which = f"ttft_p90: {shown} against the {self.ttft_s / ms:.3g} ms target"
+            which = f"ttft_p90: {shown} against the {units.sig(self.ttft_s / ms)} ms target"
         return f"{which}, the closest within {chips} ({fleet})"
 
 
 def _ms(t: float) -> str:
     """A time in milliseconds as people write it: 4.5 ms, 133 ms, 4,060 ms."""
     v = t / units.ms
-    return f"{v:,.0f} ms" if v >= 100 else f"{v:.3g} ms"
+    return f"{v:,.0f} ms" if v >= 100 else f"{units.sig(v)} ms"

@@ -292,10 +292,11 @@ def policy_effects(
     return PolicyEffects(policy, POLICIES[policy], base, tuple(effects), note)
 
 
-def _sentence(step: float, effects: Sequence[FigureEffect], metric: str) -> str:
+def _sentence(step: float, effects: Sequence[FigureEffect], metric: str, batch0: int) -> str:
     """ "+10% memory bandwidth buys +8.7% tokens/s per user; +10% dense FLOP/s buys +0.5%;
     +10% memory capacity, scale-up bandwidth or price buys 0%": largest effect first, the
-    figures that move nothing together at the end."""
+    figures that move nothing together at the end. A figure whose rise lowers a rate (more
+    capacity fits a larger batch than `batch0`: a slower step per sequence) "costs" it."""
     up = step_text(step)
     moved = sorted(
         (e for e in effects if e.change[metric] is not None and abs(e.change[metric] or 0) >= 5e-4),
@@ -309,6 +310,14 @@ def _sentence(step: float, effects: Sequence[FigureEffect], metric: str) -> str:
         if cost:
             what = "$ per million tokens" if i == 0 else "it"
             parts.append(f"{up} {e.label} {'cuts' if c < 0 else 'raises'} {what} by {abs(c):.1%}")
+        elif c < 0:  # a larger batch that now fits: each sequence waits on a longer step
+            batch = e.point.batch if e.point is not None else batch0
+            why = f" (it fits batch {batch:,}, not {batch0:,})" if batch != batch0 else ""
+            parts.append(
+                f"{up} {e.label} costs {abs(c):.1%}"
+                + (f" {METRICS[metric]}" if i == 0 else "")
+                + why
+            )
         else:
             parts.append(
                 f"{up} {e.label} buys {c:+.1%}" + (f" {METRICS[metric]}" if i == 0 else "")
@@ -348,7 +357,7 @@ class Sensitivity:
             fits = "" if p.base.fits else ", which does not fit"
             head = f"At batch {p.base.batch:,} ({p.description}{fits})"
             for m in METRICS:
-                text = _sentence(self.step, p.effects, m)
+                text = _sentence(self.step, p.effects, m, p.base.batch)
                 if text:
                     out.append(f"{head}: {text}.")
         return out

@@ -53,6 +53,7 @@ from .collectives import kv_transfer_time
 from .dtypes import get_dtype
 from .errors import InputError
 from .steptable import StepTable
+from .units import sig
 from .workload import Workload
 
 if TYPE_CHECKING:
@@ -432,7 +433,7 @@ def latency_against_load(
             output_len=work.output_len[idx],
             arrival_s=at,
             concurrency=None,
-            description=f"Poisson at {rate:.3g} requests/s",
+            description=f"Poisson at {sig(rate)} requests/s",
         )
         res = simulate(dep, w, with_capacity=False, timeline_points=0, rate=rate, **server)
         rows.append({**res.summary, "load": f, "rate_rps": rate, "capacity_rps": cap})

@@ -5,6 +5,8 @@ GB and GiB are different words: datasheets use both, and we keep whichever they 
 
 from __future__ import annotations
 
+import math
+
 kilo = 1e3
 mega = 1e6
 giga = 1e9
@@ -92,3 +94,21 @@ def parse_count(
 
 
 _MOST = 1e30  # no count is near this: a bound that keeps `int()` of '1e999999' from running away
+
+
+# ---- numbers as people read them ----------------------------------------------------------
+
+
+def sig(v: float, digits: int = 3) -> str:
+    """`v` to `digits` significant digits in fixed point, however large or small, with
+    thousands commas: 31,500,000,000,000, 1,650, 42.6, 0.0000166 (never 3.15e+13, 1.65e+03 or
+    1.66e-05); 'n/a' when not finite. Messages and labels use it where `:.3g` would switch to
+    exponent form."""
+    if not math.isfinite(v):
+        return "n/a"
+    if v == 0:
+        return "0"
+    r = float(f"{v:.{digits}g}")  # rounded first: 999.96 to three digits is 1,000
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(r))))
+    text = f"{r:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -33,14 +33,7 @@ def fmt_sig(v: float, digits: int = 3) -> str:
     """`v` to `digits` significant digits in fixed point, however large or small, with
     thousands commas: 31,500,000,000,000, 42.6, 0.0000166 (never 3.15e+13 or 1.66e-05);
     'n/a' when not finite."""
-    if not math.isfinite(v):
-        return "n/a"
-    if v == 0:
-        return "0"
-    r = float(f"{v:.{digits}g}")  # rounded first: 999.96 to three digits is 1,000
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(r))))
-    text = f"{r:,.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return units.sig(v, digits)
 
 
 # large counts in words: '31.5 trillion' (k and M would read as binary sizes, 1k = 1,024)

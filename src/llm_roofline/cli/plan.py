@@ -191,7 +191,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 0
     q = res.request
     print(
-        f"{q['model']} at {q['rate_rps']:g} requests/s of {q['input_len']:,} → "
+        f"{q['model']} at {units.sig(q['rate_rps'], 6)} requests/s of {q['input_len']:,} → "
         f"{q['output_len']:,} tokens ({q['length_dist']}); targets TTFT p90 ≤ "
         f"{args.ttft_p90_ms:g} ms, TPOT p99 ≤ {args.tpot_p99_ms:g} ms; engine {q['engine']}"
     )
@@ -206,7 +206,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             f"{fmt_money(b['usd_per_million_output_tokens'])} per million output tokens; "
             f"TTFT p90 {_ms(b['ttft_p90_s'], args.ttft_p90_ms)} ms, "
             f"TPOT p99 {_ms(b['tpot_p99_s'], args.tpot_p99_ms)} ms; "
-            f"capacity {b['capacity_rps']:.3g} requests/s"
+            f"capacity {units.sig(b['capacity_rps'])} requests/s"
         )
     # both times in ms, as the targets are given, each to the digits that show which side of
     # its target it falls

@@ -123,8 +123,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     cap = s["capacity_rps"]
     if not s["stable"]:
         print(
-            f"UNSTABLE: {s['offered_rps']:.3g} requests/s offered, more than the "
-            f"{cap:.3g} requests/s this deployment sustains: the queue grows without bound, "
+            f"UNSTABLE: {units.sig(s['offered_rps'])} requests/s offered, more than the "
+            f"{units.sig(cap)} requests/s this deployment sustains: the queue grows without bound, "
             "so latency percentiles are not shown (they would grow with --requests)"
         )
     rows = []
@@ -139,12 +139,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print_table("latency", ("", "p50", "p90", "p99", "mean"), rows)
     print(
         f"throughput: {s['output_tokens_per_s']:,.0f} output tokens/s, "
-        f"{s['request_throughput_rps']:.3g} requests/s; capacity {cap:.3g} requests/s"
+        f"{units.sig(s['request_throughput_rps'])} requests/s; capacity {units.sig(cap)} requests/s"
     )
     slo = [f"TTFT ≤ {args.slo_ttft_ms:g} ms"] if args.slo_ttft_ms else []
     slo += [f"TPOT ≤ {args.slo_tpot_ms:g} ms"] if args.slo_tpot_ms else []
     print(
-        f"goodput: {s['goodput_rps']:.3g} requests/s "
+        f"goodput: {units.sig(s['goodput_rps'])} requests/s "
         + (f"meeting {' and '.join(slo)}" if slo else "(no SLO given: every request counts)")
     )
     print(

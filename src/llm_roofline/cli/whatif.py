@@ -97,7 +97,8 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
         title = (
             f"+{args.step_pct:g}% of each chip figure, at {p.description}: batch {b.batch:,} "
             f"({fmt_num(b.tokens_per_s_per_user)} tokens/s per user, "
-            f"{fmt_num(b.tokens_per_s)} tokens/s, {usd} per million tokens, {b.bound}-bound"
+            f"{fmt_num(b.tokens_per_s)} tokens/s, {usd} per million tokens, "
+            f"ideal step {b.bound}-bound"
             f"{'' if b.fits else ', does not fit'}). {_head(dep, args.context)}"
         )
         headers = ["figure", "batch"]
@@ -194,9 +195,9 @@ def cmd_fast_mode(args: argparse.Namespace) -> int:
                 s.text(),
                 cell,
                 fmt_num(s.tokens_per_s_per_user),
-                f"×{s.speedup:.3g}",
+                f"×{units.sig(s.speedup)}",
                 fmt_money(s.usd_per_million_tokens),
-                f"×{s.price_multiple:.3g}",
+                f"×{units.sig(s.price_multiple)}",
                 "—" if s.option == "base" else ("yes" if reaches else "no"),
             ]
         )

@@ -33,7 +33,7 @@ def write_simulation_figures(
             if pts:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=q)
         cap = rows[0]["capacity_rps"]
-        ax.axvline(cap, color="grey", lw=1, label=f"capacity ({cap:.3g} requests/s)")
+        ax.axvline(cap, color="grey", lw=1, label=f"capacity ({units.sig(cap)} requests/s)")
         ax.set_xlabel("request rate (requests/s, Poisson)")
         ax.set_ylabel(f"{name} (ms)")
         ax.set_yscale("log")

@@ -11,6 +11,7 @@ import numpy as np
 from ..arrays import FloatArray
 from ..curves import batch_axis
 from ..roofline import StepTime, balanced_context
+from ..units import sig
 from .canvas import MS, count_labels, new_figure, set_title
 from .layout import Spot, label, legend
 from .spec import PlotSpec
@@ -80,7 +81,7 @@ def fig_step_vs_batch(p: PlotSpec) -> Figure:
         color="grey",
         ls=":",
         lw=1,
-        label=f"latency floor {floor * MS:.3g} ms (the weights read once, batch 1)",
+        label=f"latency floor {sig(floor * MS)} ms (the weights read once, batch 1)",
     )
     if fit < B[-1]:
         ax.axvspan(

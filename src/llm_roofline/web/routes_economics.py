@@ -23,7 +23,7 @@ from ..economics import (
     kv_bytes_from_price_step,
     price_step_active_params,
 )
-from ..units import day, mega
+from ..units import day, mega, sig
 from .deployment import deployment_of
 from .routes import _json
 from .schemas_economics import CacheTiersRequest, CostVsContextRequest, PricingRequest
@@ -58,8 +58,8 @@ def _price_step(req: PricingRequest, dep: Deployment, step: float) -> dict[str, 
     note = None
     if act["agrees"] is False:
         note = (
-            f"active_params {n_active:.3g} differs from the model's "
-            f"{act['model_active_params']:.3g} parameters multiplied per token: using "
+            f"active_params {sig(n_active)} differs from the model's "
+            f"{sig(act['model_active_params'])} parameters multiplied per token: using "
             "active_params"
         )
     long_ratio = None

@@ -19,6 +19,11 @@ __all__ = [
     "SystemQuery",
 ]
 
+# the longest context or prompt a request may name: 16M (16,777,216 tokens), above the longest
+# shipped (Llama 4 Scout's 10M = 10,485,760, max_position_embeddings), so "10M" typed on the
+# page or a CLI-style size in a link is accepted, not refused for a decimal 10,000,000
+MAX_CONTEXT = 2**24
+
 Overlap = Literal["full", "per-op", "none"]
 LengthDist = Literal["fixed", "normal", "lognormal", "sharegpt-like"]  # workload.LENGTH_DISTS
 Arrival = Literal["poisson", "gamma"]  # workload.ARRIVALS
@@ -64,13 +69,13 @@ class SystemQuery(BaseModel):
 
 
 class ReportRequest(SystemQuery):
-    context_len: StrictInt = Field(4096, ge=1, le=10_000_000)
+    context_len: StrictInt = Field(4096, ge=1, le=MAX_CONTEXT)
     batch: StrictInt = Field(1, ge=1, le=10_000_000)
 
 
 class PredictRequest(SystemQuery):
     batch: StrictInt = Field(..., ge=1, le=10_000_000)
-    input_len: StrictInt = Field(..., ge=1, le=10_000_000)
+    input_len: StrictInt = Field(..., ge=1, le=MAX_CONTEXT)
     output_len: StrictInt = Field(..., ge=0, le=10_000_000)
     mode: Literal["decode", "static", "continuous"] = "decode"
 
@@ -82,7 +87,7 @@ class SweepRequest(SystemQuery):
 
 class OptimizeRequest(SystemQuery):
     max_chips: StrictInt = Field(8, ge=1, le=512)
-    context_len: StrictInt = Field(4096, ge=1, le=10_000_000)
+    context_len: StrictInt = Field(4096, ge=1, le=MAX_CONTEXT)
     tpot_ms: float | None = Field(None, gt=0)
     ttft_ms: float | None = Field(None, gt=0)
 
@@ -103,7 +108,7 @@ class SimulateRequest(SystemQuery):
         None, ge=1, le=100_000, description="clients (closed loop)"
     )
     requests: StrictInt = Field(1000, ge=1, le=20_000)
-    input_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean prompt tokens")
+    input_len: StrictInt = Field(..., ge=1, le=MAX_CONTEXT, description="mean prompt tokens")
     output_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean output tokens")
     length_dist: LengthDist = "fixed"
     input_spread: float | None = _positive(le=1e7, description="standard deviation, tokens")
@@ -146,7 +151,7 @@ class PlanRequest(BaseModel):
         '{"h100-sxm": 2.0}',
     )
     rate: float = _positive(..., le=1e6, description="requests/s (Poisson)")
-    input_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean prompt tokens")
+    input_len: StrictInt = Field(..., ge=1, le=MAX_CONTEXT, description="mean prompt tokens")
     output_len: StrictInt = Field(..., ge=1, le=10_000_000, description="mean output tokens")
     ttft_p90_ms: float = _positive(..., description="target: 90th percentile TTFT, ms")
     tpot_p99_ms: float = _positive(..., description="target: 99th percentile TPOT, ms")

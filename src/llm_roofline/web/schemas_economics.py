@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field, StrictInt, field_validator
 
-from .schemas import SystemQuery
+from .schemas import MAX_CONTEXT, SystemQuery
 
 __all__ = ["CacheTiersRequest", "CostVsContextRequest", "PricingRequest"]
 
@@ -30,7 +30,7 @@ class PricingRequest(SystemQuery):
     leaves for bringing a cached prompt back."""
 
     context_len: StrictInt = Field(
-        4096, ge=1, le=10_000_000, description="tokens: the context the cost floor is priced at"
+        4096, ge=1, le=MAX_CONTEXT, description="tokens: the context the cost floor is priced at"
     )
     input_price: float = _price(..., description="$ per million input tokens")
     output_price: float = _price(..., description="$ per million output tokens")
@@ -93,7 +93,7 @@ class CostVsContextRequest(SystemQuery):
 class CacheTiersRequest(SystemQuery):
     """Where to keep one sequence's KV cache, by hold time (`llm-roofline cache-tiers`)."""
 
-    context_len: StrictInt = Field(..., ge=1, le=10_000_000, description="tokens of one sequence")
+    context_len: StrictInt = Field(..., ge=1, le=MAX_CONTEXT, description="tokens of one sequence")
     hold_s: list[float] | None = Field(
         None,
         min_length=1,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import Field, StrictInt
 
 from ..sensitivity import MAX_CHIPS, MAX_STEP, MIN_STEP
-from .schemas import SystemQuery
+from .schemas import MAX_CONTEXT, SystemQuery
 
 __all__ = ["FastModeRequest", "SensitivityRequest"]
 
@@ -15,7 +15,7 @@ __all__ = ["FastModeRequest", "SensitivityRequest"]
 class SensitivityRequest(SystemQuery):
     """What matters most (`llm-roofline sensitivity`): each chip figure raised by `step_pct`."""
 
-    context_len: StrictInt = Field(4096, ge=1, le=10_000_000, description="tokens of context")
+    context_len: StrictInt = Field(4096, ge=1, le=MAX_CONTEXT, description="tokens of context")
     batch: StrictInt = Field(1, ge=1, le=10_000_000, description="sequences decoding at once")
     tpot_ms: float | None = Field(
         None,
@@ -45,7 +45,7 @@ class FastModeRequest(SystemQuery):
     """Fast modes (`llm-roofline fast-mode`): tokens/s per user ×`speedup` from the base
     `batch`, and what each way of getting it costs."""
 
-    context_len: StrictInt = Field(4096, ge=1, le=10_000_000, description="tokens of context")
+    context_len: StrictInt = Field(4096, ge=1, le=MAX_CONTEXT, description="tokens of context")
     batch: StrictInt = Field(
         1, ge=1, le=10_000_000, description="the base batch: sequences decoding at once"
     )

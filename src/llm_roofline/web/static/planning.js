@@ -88,23 +88,27 @@ function setState(kind, state, status) {
   $("p_status").textContent = status;
 }
 
-// the deployment a result depends on (not the report's batch and context)
-function deploymentKey(body) {
+// what a result of `kind` ("sim" or "plan") depends on: the deployment (not the report's
+// batch and context) and the view's own inputs for that kind (the traffic, the targets, the
+// hardware), as typed
+function resultKey(body, kind) {
   if (!body) return null;
   const b = { ...body };
   delete b.batch; delete b.context_len;
-  return JSON.stringify(b);
+  const own = fields().filter((el) => (el.dataset.for || "").split(" ").includes(kind)).map((el) => [el.name, valueOf(el)]);
+  return JSON.stringify([b, own]);
 }
 function outdated() {
-  const now = deploymentKey(LR.deployment());
+  const dep = LR.deployment();
   let any = false;
   for (const [kind, id] of [["sim", "sim_out"], ["plan", "plan_out"]]) {
     if ($(id).hidden || ranOn[kind] === null) continue;
-    const old = ranOn[kind] !== now;
+    const old = ranOn[kind] !== resultKey(dep, kind);
     $(id).classList.toggle("outdated", old);
     any = any || old;
   }
-  if (any) $("p_status").textContent = "The deployment changed since this result: run it again to update it.";
+  if (any) $("p_status").textContent = "The deployment or this view's inputs changed since this result: run it again to update it.";
+  else if ($("p_status").textContent.startsWith("The deployment or this view's inputs changed")) $("p_status").textContent = "";
 }
 
 // an error in the view: the server's line naming the field, the input marked, and the
@@ -150,7 +154,7 @@ async function runSimulate() {
     Object.assign(body, planningFields("sim"));
     const { ok, status, data } = await LR.api("/api/simulate", body);
     if (!ok) { await planningError("sim", data, status, "sim"); setState("sim", "error", ""); return; }
-    ranOn.sim = deploymentKey(dep);
+    ranOn.sim = resultKey(dep, "sim");
     await drawSimulation(data, planningFields("sim"));
     setState("sim", "done", "");
   } catch (e) {
@@ -231,7 +235,7 @@ async function runPlan() {
     setState("plan", "busy", "Planning: searching and simulating fleets (a few seconds)…");
     const { ok, status, data } = await LR.api("/api/plan", body);
     if (!ok) { await planningError("plan", data, status, "plan"); setState("plan", "error", ""); return; }
-    ranOn.plan = deploymentKey(dep);
+    ranOn.plan = resultKey(dep, "plan");
     await drawPlan(data, body);
     setState("plan", "done", "");
   } catch (e) {
@@ -325,7 +329,7 @@ LR.on("controls", () => {
   labelHardware();
   for (const el of fields()) defaults.set(el, valueOf(el));
   readUrl();
-  for (const el of fields()) for (const ev of ["input", "change"]) el.addEventListener(ev, () => { writeUrl(); check(); });
+  for (const el of fields()) for (const ev of ["input", "change"]) el.addEventListener(ev, () => { writeUrl(); check(); outdated(); });
   check();
   $("sim_run").addEventListener("click", runSimulate);
   $("plan_run").addEventListener("click", runPlan);
