@@ -501,3 +501,47 @@ def test_cli_fleet_in_words_counts_chips(capsys):
     assert rc == 0 and "(s)" not in best
     assert re.search(r"\d+ instances? of \d+ chips?\b", best), best
     assert not re.search(r"\b1 (chips|instances)\b", best), best
+
+
+def test_the_hardware_that_lost_says_why():
+    """Every chip asked for with no fleet simulated is named with the reason it lost. At 20
+    requests/s four RTX 4090s ($0.34 per chip-hour in the catalog: $1.36/hour) meet both
+    targets; an H100 SXM fleet is at least one chip, $3.99/hour (this file's PRICE, the
+    catalog's), so its cost bound alone rules it out without a simulation."""
+    res = _plan(["h100-sxm", "rtx-4090"], rate=20.0)
+    assert res.best is not None and res.best["hardware"] == "rtx-4090"
+    best = res.best["usd_per_hour"]
+    lost = res.searched["unsimulated"]
+    assert set(lost) == {"h100-sxm"}, lost
+    m = re.search(r"costs at least \$([\d,.]+)/hour", lost["h100-sxm"])
+    assert m, lost["h100-sxm"]
+    bound = float(m.group(1).replace(",", ""))
+    assert bound >= PRICE["h100-sxm"] and bound >= best  # one chip at least; not below the best
+    assert f"the best's ${best:,.2f}/hour" in lost["h100-sxm"]
+    # a chip none of whose instances holds the model: Llama 3.1 70B's bf16 weights, 141 GB,
+    # on two RTX 4090s of 25.76 GB each (51.5 GB) cannot; on two H100s (2 x 85.52 GB) they can
+    res = plan(
+        "llama-3.1-70b",
+        ["h100-sxm", "rtx-4090"],
+        rate=0.5,
+        input_len=I,
+        output_len=O,
+        ttft_p90_s=1.0,
+        tpot_p99_s=0.2,
+        max_chips=2,
+        requests=200,
+    )
+    why = res.searched["unsimulated"]["rtx-4090"]
+    assert why == "no instance of up to 2 chips holds the model and the longest request"
+    assert "h100-sxm" not in res.searched["unsimulated"]
+
+
+def test_the_command_line_names_the_hardware_that_lost(capsys):
+    rc = main(
+        ["plan", "--model", MODEL, "--hardware", "h100-sxm,rtx-4090", "--rate", "20"]
+        + ["--input-len", str(I), "--output-len", str(O), "--ttft-p90-ms", "300"]
+        + ["--tpot-p99-ms", "40", "--max-chips", "16", "--requests", str(N)]
+    )
+    out = capsys.readouterr().out
+    assert rc == 0 and "best: 4 × rtx-4090" in out, out
+    assert "h100-sxm: its cheapest fleet able to carry 20 requests/s costs at least" in out

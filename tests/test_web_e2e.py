@@ -965,6 +965,21 @@ def test_planning_view_plans_a_fleet(server: str, browser: Any, tmp_path: Path) 
     assert page.locator("#plan_table tr").count() >= 2  # header and the fleets simulated
     shoot(page, "#planning", "web_plan.png", tmp_path)
 
+    # two chips, one of which loses without a simulation: named, with why (at 20 requests/s
+    # four RTX 4090s, $1.36/hour, meet both targets; any H100 fleet costs at least $3.99/hour)
+    for name, value in (("rate", "20"), ("ttft_p90_ms", "300"), ("tpot_p99_ms", "40")):
+        page.fill(f'#planning [name="{name}"]', value)
+    page.fill('#planning [name="max_chips"]', "16")
+    page.select_option('#planning select[name="hardware"]', ["h100-sxm", "rtx-4090"])
+    assert _run(p, "plan") == "done", p.text("#p_error")
+    assert p.text('#plan_best td[data-key="hardware"]') == "rtx-4090"
+    lost = p.text('#plan_best td[data-lost="h100-sxm"]')
+    assert lost.startswith("its cheapest fleet able to carry 20 requests/s costs at least"), lost
+    page.select_option('#planning select[name="hardware"]', ["h100-sxm"])
+    for name, value in (("rate", "10"), ("ttft_p90_ms", "500"), ("tpot_p99_ms", "50")):
+        page.fill(f'#planning [name="{name}"]', value)
+    page.fill('#planning [name="max_chips"]', "8")
+
     # no fleet of 8 H100s decodes a token in 0.1 ms: the reason, not a plan
     page.fill('#planning [name="tpot_p99_ms"]', "0.1")
     assert _run(p, "plan") == "done"

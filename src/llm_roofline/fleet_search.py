@@ -164,6 +164,10 @@ class Search:
         self.pruned = 0
         self.simulations = 0
         self.too_big: list[int] = []  # fleets the search wanted beyond max_chips
+        # per chip id, why none of its fleets was simulated: the cheapest cost bound of those
+        # pruned (USD per hour), the fewest chips of those beyond max_chips
+        self.pruned_usd_h: dict[str, float] = {}
+        self.too_big_chips: dict[str, int] = {}
         self.done = 0
         self.total = 0
 
@@ -171,6 +175,14 @@ class Search:
 
     def _cost(self) -> float:
         return math.inf if self.best is None else float(self.best["usd_per_hour"])
+
+    def _prune(self, chip: str, usd_h: float) -> None:
+        """A candidate of `chip` left unsimulated: its cost bound is not below the best's."""
+        self.pruned += 1
+        self.pruned_usd_h[chip] = min(usd_h, self.pruned_usd_h.get(chip, math.inf))
+
+    def _beyond(self, chip: str, chips: int) -> None:
+        self.too_big_chips[chip] = min(chips, self.too_big_chips.get(chip, chips))
 
     def _within(self, chips: int, usd_s: float) -> bool:
         """A fleet of `chips` chips costing `usd_s` a second may be tried: within max_chips
@@ -262,9 +274,10 @@ class Search:
         for s in order:
             r_lb, cost_lb = bound(s)
             if cost_lb * units.hour >= self._cost():
-                self.pruned += 1
+                self._prune(s.dep.chip.id, cost_lb * units.hour)
             elif r_lb * s.chips > self.max_chips:
                 self.too_big.append(r_lb * s.chips)
+                self._beyond(s.dep.chip.id, r_lb * s.chips)
             else:
                 self._replicas(s, r_lb)
             self._tick()
@@ -333,7 +346,7 @@ class Search:
         self.total += len(pairs)
         for cost_lb, a, b, p, d in pairs:
             if cost_lb * units.hour >= self._cost():
-                self.pruned += 1
+                self._prune(b.dep.chip.id, cost_lb * units.hour)
             else:
                 self._pools(a, b, p, d)
             self._tick()
@@ -400,6 +413,55 @@ class Search:
             best["capacity_rps"] = self._instance_capacity(shape_d) * d
         else:
             best["capacity_rps"] = self._pair_capacity(shape_p, shape_d, p, d)
+
+    def unsimulated(
+        self, chips: list[str], shapes: list[Shape], pre: list[Shape], dec: list[Shape]
+    ) -> dict[str, str]:
+        """Why each chip asked for that has no simulated fleet lost, in words: no instance
+        holds the model, its fastest instance misses a target's floor, its fleets would pass
+        max_chips, or the cheapest fleet able to carry the rate (each instance at its ideal
+        throughput) costs at least the best's price."""
+        ms = units.ms
+        ran = {r["hardware"] for r in self.rows}
+        best = self._cost()
+        out = {}
+        for chip in chips:
+            if chip in ran:
+                continue
+            own = [s for s in shapes if s.dep.chip.id == chip]
+            if not own:
+                why = (
+                    f"no instance of up to {min(self.max_chips, MAX_INSTANCE_CHIPS)} chips "
+                    "holds the model and the longest request"
+                )
+            elif chip in self.pruned_usd_h:
+                why = (
+                    f"its cheapest fleet able to carry {units.sig(self.rate, 6)} requests/s "
+                    f"costs at least ${self.pruned_usd_h[chip]:,.2f}/hour (each instance at "
+                    f"its ideal throughput), not below the best's ${best:,.2f}/hour: not "
+                    "simulated"
+                )
+            elif chip in self.too_big_chips:
+                why = (
+                    f"its fleets need at least {self.too_big_chips[chip]} chips, more than "
+                    f"the {self.max_chips} allowed"
+                )
+            elif not any(s in dec for s in own):
+                fast = min(s.tpot_floor for s in own)
+                why = (
+                    f"its fastest decode is {_ms(fast)} per token (one sequence, ideal "
+                    f"engine), above the {units.sig(self.tpot_s / ms)} ms TPOT target"
+                )
+            elif not any(s in pre for s in own):
+                fast = min(s.ttft_floor for s in own)
+                why = (
+                    f"its fastest first token is {_ms(fast)} (the prompt alone, ideal "
+                    f"engine), above the {units.sig(self.ttft_s / ms)} ms TTFT target"
+                )
+            else:
+                why = "no instance of it meets both targets within the floors searched"
+            out[chip] = why
+        return out
 
     def reason(self, shapes: list[Shape], pre: list[Shape], dec: list[Shape], disagg: str) -> str:
         """Why nothing met the targets: the binding target and the best value reachable."""

@@ -388,6 +388,7 @@ def plan(
             {id(s) for s in (*ok, *((*pre, *dec) if pre and dec and disagg != "no" else ()))}
         ),
         "pruned_by_bound": search.pruned,
+        "unsimulated": search.unsimulated([c.id for c in chips], shapes, pre, dec),
         "simulations": search.simulations,
         "seconds": time.perf_counter() - t0,
     }

@@ -237,6 +237,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
             rows,
         )
     s = res.searched
+    for chip, why in s.get("unsimulated", {}).items():  # the hardware that lost, and why
+        print(f"{chip}: {why}")
     print(
         f"searched {s['instance_shapes']} instance shapes ({s['within_bounds']} within the "
         f"bounds), {s['pruned_by_bound']} pruned by their cost bound, "

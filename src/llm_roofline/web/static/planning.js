@@ -297,6 +297,9 @@ function drawPlan(r, asked) {
     $("plan_head").innerHTML = `<b class="bad" id="plan_verdict">no fleet meets the targets</b> <span class="muted">${esc(searched)}</span>`;
     $("plan_best").innerHTML = `<tr><th>why</th><td data-key="reason">${esc(r.reason || "–")}</td></tr>`;
   }
+  // the hardware asked for with no fleet simulated, each with why it lost
+  $("plan_best").innerHTML += Object.entries(s.unsimulated || {}).map(([h, why]) =>
+    `<tr class="lost"><th>${esc(h)}</th><td data-lost="${esc(h)}">${esc(why)}</td></tr>`).join("");
   const cands = r.candidates || [];
   const meets = cands.filter((c) => c.meets_slo), misses = cands.filter((c) => !c.meets_slo);
   const pts = (name, rows, color, size, symbol) => ({
