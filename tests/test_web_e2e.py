@@ -662,6 +662,22 @@ def test_an_empty_frontier_and_a_misfit_say_why_in_the_pages_words(
         assert shown["markers"], c
     ctx = p.chart("c_context")
     assert {"does not fit in memory", "context 32,768"} <= {m["text"] for m in ctx["markers"]}
+    # the speed and cost cards are what the batch would get if it fit: greyed and said so
+    for card in ("n_step", "n_tps", "n_tpu", "n_usd"):
+        num = f".num:has(#{card})"
+        assert "nofit" in (p.page.get_attribute(num, "class") or ""), card
+        style = p.page.eval_on_selector(
+            f"#{card}", "el => { const s = getComputedStyle(el); return [s.opacity, s.filter]; }"
+        )
+        assert float(style[0]) < 1 and "grayscale" in style[1], (card, style)
+        assert "if it fit" in p.page.eval_on_selector(
+            f"{num} > span", "el => getComputedStyle(el, '::after').content"
+        )
+    # one chip's worth of a model that fits (8B at 4,096 tokens): no card is marked
+    p.page.select_option("#model", "llama-3.1-8b")
+    p.page.fill("#context", "4096")
+    p.settle()
+    assert p.page.locator("#numbers .num.nofit").count() == 0
     p.close()
     # DeepSeek-V3 at batch 256: its marker near the axis's start stays inside the plot's sides
     p = Page(

@@ -257,6 +257,7 @@ function requestBody() {
 function clearNumbers() {
   for (const id of ["n_batch", "n_step", "n_tps", "n_tpu", "n_usd", "n_bound", "n_floor", "n_bstar", "n_bctx", "n_mem", "n_max", "split"]) $(id).textContent = "–";
   for (const id of ["n_engine_note", "regime_text", "fit", "l_tps", "l_tpu", "l_usd", "n_usd_note"]) $(id).textContent = "";
+  for (const el of document.querySelectorAll("#numbers .num.nofit")) el.classList.remove("nofit");
   delete $("n_step").dataset.idealS; delete $("n_step").dataset.stepS; delete $("n_usd").dataset.usd;
 }
 function drawNumbers(r) {
@@ -288,6 +289,9 @@ function drawNumbers(r) {
   const gib = (a.memory_capacity_bytes / 2 ** 30).toLocaleString("en-US", { maximumFractionDigits: 1 });
   $("n_mem").textContent = `${fmtGB(a.memory_per_chip_bytes)} of ${fmtGB(a.memory_capacity_bytes)} (${gib} GiB)`;
   $("n_mem").classList.toggle("bad", !a.fits);
+  // a batch that does not fit: its speed and cost are what it would get if it fit, greyed
+  // and said so on each card (the line under the numbers says what would fit)
+  for (const id of ["n_step", "n_tps", "n_tpu", "n_usd"]) $(id).closest(".num").classList.toggle("nofit", !a.fits);
   $("n_max").textContent = fmtNum(r.max_batch);
   $("regime_text").textContent = a.regime;
   $("fit").textContent = LR.pageText(a.fit_message || "");
