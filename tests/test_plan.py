@@ -537,11 +537,9 @@ def test_the_hardware_that_lost_says_why():
 
 
 def test_the_command_line_names_the_hardware_that_lost(capsys):
-    rc = main(
-        ["plan", "--model", MODEL, "--hardware", "h100-sxm,rtx-4090", "--rate", "20"]
-        + ["--input-len", str(I), "--output-len", str(O), "--ttft-p90-ms", "300"]
-        + ["--tpot-p99-ms", "40", "--max-chips", "16", "--requests", str(N)]
-    )
+    argv = "plan --hardware h100-sxm,rtx-4090 --rate 20 --ttft-p90-ms 300 --tpot-p99-ms 40"
+    argv += f" --model {MODEL} --input-len {I} --output-len {O} --max-chips 16 --requests {N}"
+    rc = main(argv.split())
     out = capsys.readouterr().out
     assert rc == 0 and "best: 4 × rtx-4090" in out, out
     assert "h100-sxm: its cheapest fleet able to carry 20 requests/s costs at least" in out

@@ -37,7 +37,10 @@ class SensitivityRequest(SystemQuery):
         False, description="also rank every catalog chip by its cheapest $ per token"
     )
     max_chips: StrictInt = Field(
-        8, ge=1, le=32, description="the most chips each catalog chip may use"
+        8,
+        ge=1,
+        le=128,
+        description="the most chips each catalog chip may use (the page's limit: 128)",
     )
 
 

@@ -382,7 +382,7 @@
       { name: "tpot_ms", label: "target <i>(ms per output token)</i>", type: "number", step: "any", min: "0", placeholder: "none", allowed: "a number of ms above 0 (empty: no target)", help: "adds the policy 'the largest batch within the target' and bounds the catalog's search (default: none)" },
       { name: "step_pct", label: "change of each figure <i>(%)</i>", type: "number", step: "any", min: "0.1", max: "100", value: "10", help: "how much each chip figure is raised, from 0.1% to 100% (default 10%)" },
       { name: "across_catalog", label: "rank every chip of the catalog", type: "checkbox", value: true, help: "the cheapest $ per token each catalog chip reaches for this model, and what bounds it" },
-      { name: "max_chips", label: "most chips per catalog chip", type: "number", step: "1", min: "1", max: "32", value: "8", help: "the most chips each catalog chip may use (default 8)" },
+      { name: "max_chips", label: "most chips per catalog chip", type: "number", step: "1", min: "1", max: "128", value: "8", help: "the most chips each catalog chip may use, up to 128 (default 8)" },
     ],
     display: [{ id: "sens_policy", key: "policy", label: "show the policy", value: "given", options: [["given", "the batch given"], ["largest", "the largest batch that fits"], ["target", "the largest within the target"]] }],
     draw: drawSensitivity,
