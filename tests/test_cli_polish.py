@@ -375,3 +375,17 @@ def test_cache_tiers_tiny_cache_in_its_unit() -> None:
     assert "KV cache of one 10-token sequence: 1.47 MB;" in r.out
     assert 0 < j["recompute_usd"] < 1e-4  # where .3g writes an exponent
     assert f"${j['recompute_usd']:.3g}" not in r.out  # $1.66e-05 is gone
+
+
+def test_a_missing_flag_says_where_its_meaning_and_a_batch_to_start_from_are() -> None:
+    r = run_cli("sensitivity", "--model", "llama-3.1-8b", "--hardware", "h100-sxm")
+    assert r.code == 2 and len(r.err.strip().splitlines()) == 1, r.err
+    assert "the following arguments are required: --batch" in r.err
+    assert "`llm-roofline report` gives this deployment's balance batch B*" in r.err
+    assert "`llm-roofline sensitivity --help` says what each means" in r.err
+    # and report does give both figures it points to
+    rep = run_cli("report", "--model", "llama-3.1-8b", "--hardware", "h100-sxm")
+    assert "balance batch B*" in rep.out and "largest batch that fits" in rep.out
+    # a verb without --batch among its missing flags gets the --help pointer only
+    r = run_cli("plan", "--model", "llama-3.1-8b")
+    assert r.code == 2 and "B*" not in r.err and "`llm-roofline plan --help`" in r.err

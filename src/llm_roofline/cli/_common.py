@@ -147,6 +147,15 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("the following arguments are required"):
+            # a newcomer's first error: say where the meanings and an example are, and where
+            # a batch to start from comes from
+            if "--batch" in message:
+                message += (
+                    " (--batch: sequences decoding at once; `llm-roofline report` gives this "
+                    "deployment's balance batch B* and the largest batch that fits)"
+                )
+            message += f"; `{self.prog} --help` says what each means, with an example"
         self.exit(2, f"llm-roofline: error: {message}\n")
 
 
