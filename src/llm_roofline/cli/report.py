@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -147,15 +148,14 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
         )
     print_table("", headers, table)
     print(f"  {parts_note(dep)}")
+    print("  tokens/s: the whole batch's, batch ÷ step (one user gets one token a step)")
     if ranged:
         eff = ", ".join(f"{k} {v:.0%}" for k, v in engine_efficiencies(dep).items())
         ends = [rows[0], rows[-1]] if len(rows) > 1 else rows[:1]
         sums = "; ".join(
-            f"batch {r['batch']:,}: {fmt_num(p['ideal_s'] / scale)} + "
-            f"{fmt_num(p['efficiency_s'] / scale)} + {fmt_num(p['fixed_s'] / scale)} = "
-            f"{fmt_num(p['engine_s'] / scale)} {unit}"
+            f"batch {r['batch']:,}: {_adding(engine_parts(dep, r['t_ideal_s'], r['t_step_s']), scale)} "
+            f"{unit}"
             for r in ends
-            for p in [engine_parts(dep, r["t_ideal_s"], r["t_step_s"])]
         )
         print(
             f"  {rep.engine} step = ideal step + the terms' shortfall at measured efficiencies "
@@ -164,6 +164,19 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
         print(f"  tokens/s and $/M tokens: {rep.engine} engine")
     if rows and all(r["usd_per_million_tokens"] is None for r in rows):
         print(f"  $/M tokens: {unpriced_note(args)}")
+
+
+def _adding(p: dict[str, float], scale: float) -> str:
+    """ "25.2 + 21.4 + 2.04 = 48.6": the engine's step as its parts, each shown to the
+    decimals of the total (three significant digits), the shortfall term taking the rounding
+    so that the shown parts add up to the shown total (it may differ from its own rounding by
+    a unit in the last place)."""
+    total = p["engine_s"] / scale
+    d = max(0, 2 - math.floor(math.log10(abs(total)))) if total > 0 else 0
+    ideal, fixed = round(p["ideal_s"] / scale, d), round(p["fixed_s"] / scale, d)
+    shown = round(total, d)
+    eff = round(shown - ideal - fixed, d) + 0.0  # + 0.0: never "-0.00"
+    return " + ".join(f"{x:,.{d}f}" for x in (ideal, eff, fixed)) + f" = {shown:,.{d}f}"
 
 
 def _report(args: argparse.Namespace, out: Path | None) -> int:
