@@ -153,9 +153,9 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
         eff = ", ".join(f"{k} {v:.0%}" for k, v in engine_efficiencies(dep).items())
         ends = [rows[0], rows[-1]] if len(rows) > 1 else rows[:1]
         sums = "; ".join(
-            f"batch {r['batch']:,}: {_adding(engine_parts(dep, r['t_ideal_s'], r['t_step_s']), scale)} "
-            f"{unit}"
+            f"batch {r['batch']:,}: {_adding(p, scale)} {unit}"
             for r in ends
+            for p in [engine_parts(dep, r["t_ideal_s"], r["t_step_s"])]
         )
         print(
             f"  {rep.engine} step = ideal step + the terms' shortfall at measured efficiencies "
