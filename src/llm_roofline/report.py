@@ -229,7 +229,13 @@ def parts_note(dep: Deployment) -> str:
     return (
         f"compute, weights, KV and comm are the ideal bound's terms (datasheet peaks); the "
         f"ideal step is {OVERLAP_SUM[dep.overlap]} (overlap {dep.overlap}; comm hidden "
-        "behind the work where two micro-batches are faster)"
+        "behind the work where two micro-batches are faster, and then weights doubles: each "
+        "micro-batch reads them)"
+        + (
+            "; weights grows with the batch up to every expert: the experts its tokens reach"
+            if dep.spec.is_moe
+            else ""
+        )
     )
 
 
