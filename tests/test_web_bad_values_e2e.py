@@ -290,3 +290,33 @@ def test_economics_names_a_bad_link_value(server: str, browser: Any) -> None:
     assert p.bodies("/api/cache-tiers")  # the other panels stand
     assert p.text("#econ_tiers_error") == ""
     p.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        # the API's schema limits (web/schemas.py: chips >= 1, context_len <= 2^24), in the
+        # page's words with the limit written as a count
+        ({"chips": 0}, "chips: must be at least 1"),
+        ({"context_len": 2**24 + 1}, "context_len: must be at most 16,777,216"),
+        ({"batch": 1.5}, "batch: must be a whole number"),
+        ({"surprise": 1}, "surprise: is not a field this request takes"),
+    ],
+)
+def test_the_servers_refusals_read_in_the_pages_words(
+    server: str, browser: Any, body: dict, line: str
+) -> None:
+    """The server's 4xx for a schema limit, as the page words it (LR.errorLine on the real
+    answer of POST /api/report): the field, then what it must be, never the schema library's
+    'Input should be greater than or equal to 1'."""
+    p = Page(browser, server + "/?" + _query(""))
+    got = p.page.evaluate(
+        """async (extra) => {
+            const body = { model: "llama-3.1-8b", hardware: "h100-sxm", ...extra };
+            const { status, data } = await LR.api("/api/report", body);
+            return [status, LR.errorLine(data, status)];
+        }""",
+        body,
+    )
+    assert got == [422, line], got
+    p.close()

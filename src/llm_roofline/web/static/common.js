@@ -15,12 +15,31 @@ const LR = (() => {
     return { ok: res.ok, status: res.status, data };
   }
   // the server's 4xx body as one line naming the field
+  // the schema's wording ("Input should be greater than or equal to 1") as the page's own
+  // ("must be at least 1"), its limits with thousands separators; other messages as they are
+  const PLAIN = [
+    [/^Input should be greater than or equal to (\S+)$/, (n) => `must be at least ${n}`],
+    [/^Input should be less than or equal to (\S+)$/, (n) => `must be at most ${n}`],
+    [/^Input should be greater than (\S+)$/, (n) => `must be above ${n}`],
+    [/^Input should be less than (\S+)$/, (n) => `must be below ${n}`],
+    [/^Input should be a valid integer.*$/, () => "must be a whole number"],
+    [/^Input should be a valid number.*$/, () => "must be a number"],
+    [/^Field required$/, () => "is required"],
+    [/^Extra inputs are not permitted$/, () => "is not a field this request takes"],
+  ];
+  function plainWords(msg) {
+    for (const [re, say] of PLAIN) {
+      const m = msg.match(re);
+      if (m) return say(m[1] !== undefined && /^-?\d+(\.\d+)?$/.test(m[1]) ? Number(m[1]).toLocaleString("en-US") : m[1]);
+    }
+    return msg;
+  }
   function errorLine(data, status) {
     const d = data && data.detail;
     if (typeof d === "string") return data.field && !d.includes(data.field) ? `${data.field}: ${d}` : d;
     if (Array.isArray(d) && d.length) {
       const x = d[0], loc = (x.loc || []).filter((p) => p !== "body").join(".");
-      return `${loc || data.field || "request"}: ${x.msg}`;
+      return `${loc || data.field || "request"}: ${plainWords(x.msg || "")}`;
     }
     return `the server answered ${status}`;
   }
