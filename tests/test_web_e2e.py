@@ -60,6 +60,18 @@ def test_page_follows_model_and_batch(server: str, browser: Any) -> None:
     p.close()
 
 
+def test_a_link_to_a_view_that_does_not_exist_says_so(server: str, browser: Any) -> None:
+    p = Page(browser, server + "/?view=bogus&model=llama-3.1-8b&hardware=h100-sxm")
+    note = p.text("#view_note")
+    assert note.startswith('view: no view "bogus"') and "fast-mode" in note, note
+    assert p.page.get_attribute("body", "data-view") == "deployment"
+    assert p.text("#error") == ""  # the deployment itself is fine
+    p.page.click('nav#views a[data-view="economics"]')
+    p.settle()
+    assert p.text("#view_note") == "" and params(p.url())["view"] == "economics"
+    p.close()
+
+
 def test_the_url_holds_true_values_and_round_trips(server: str, browser: Any) -> None:
     given = {
         "model": "llama-3.1-70b",

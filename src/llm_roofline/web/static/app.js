@@ -549,7 +549,13 @@ async function main() {
   });
   $("upload").addEventListener("change", () => { if ($("upload").files[0]) { LR.busy(readUpload()); } });
   LR.emit("controls");
+  // a link to a view that does not exist: said so (the deployment view shown instead), not
+  // silently replaced
+  const asked = LR.urlGet("view");
   LR.showView(LR.view());
+  if (asked !== null && !LR.VIEWS.includes(asked)) {
+    $("view_note").textContent = `view: no view "${asked}"; the views are ${LR.VIEWS.join(", ")} (the deployment view is shown)`;
+  }
   LR.initialRelease();
   later();
 }

@@ -81,6 +81,8 @@ const LR = (() => {
   const current = () => shown || view();
   function showView(name) {
     shown = name;
+    const note = document.getElementById("view_note");
+    if (note) note.textContent = ""; // a note on a view asked for in a link goes once one is chosen
     urlSet({ view: name === "deployment" ? null : name });
     for (const s of document.querySelectorAll("section.view")) s.hidden = s.dataset.view !== name;
     for (const a of document.querySelectorAll("nav#views a")) a.setAttribute("aria-current", a.dataset.view === name ? "page" : "false");
