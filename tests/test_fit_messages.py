@@ -420,3 +420,28 @@ def test_more_chips_than_the_search_goes_to() -> None:
     assert advice.message.endswith(
         "try a smaller batch (its bytes alone need more than 4,096 chips, the most searched)"
     )
+
+
+def test_weights_read_in_another_type_than_released_are_noted() -> None:
+    """DeepSeek-V3's config.json names quantization_config.quant_method "fp8" (the shipped
+    config in the catalog); read in bf16 its report says so and names the flag; read in fp8,
+    nothing. A config that names no format (Llama 3.1 8B's) gets no note."""
+    from fastapi.testclient import TestClient
+
+    from llm_roofline.catalog import get_model
+    from llm_roofline.deployment import deployment
+    from llm_roofline.report import released_dtype_note
+    from llm_roofline.web import create_app
+
+    assert get_model("deepseek-v3").released_dtype == "fp8"
+    assert get_model("gpt-oss-120b").released_dtype == "mxfp4"
+    assert get_model("llama-3.1-8b").released_dtype is None
+    note = released_dtype_note(deployment("deepseek-v3", "gb200", 72))
+    assert note is not None and note.startswith("DeepSeek-V3 is released with fp8 weights")
+    assert "read them in bf16: --weight-dtype fp8" in note
+    assert released_dtype_note(deployment("deepseek-v3", "gb200", 72, weight_dtype="fp8")) is None
+    assert released_dtype_note(deployment("llama-3.1-8b", "h100-sxm", 1)) is None
+    # the page gets the same line among its report's warnings
+    body = {"model": "deepseek-v3", "hardware": "gb200", "chips": 72, "batch": 1}
+    warned = TestClient(create_app()).post("/api/report", json=body).json()["warnings"]
+    assert note in warned

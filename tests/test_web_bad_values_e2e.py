@@ -69,7 +69,25 @@ def _server_line(server: str, route: str, body: dict[str, Any]) -> str:
         return d["detail"] if d["field"] in d["detail"] else f"{d['field']}: {d['detail']}"
     first = d["detail"][0]
     loc = ".".join(str(x) for x in first["loc"] if x != "body")
-    return f"{loc}: {first['msg']}"
+    return f"{loc}: {_plain(first['msg'])}"
+
+
+def _plain(msg: str) -> str:
+    """The schema library's bound wording as the page words it (written out here, not taken
+    from the page): 'Input should be greater than or equal to 1' -> 'must be at least 1'."""
+    import re
+
+    for pattern, words in (
+        (r"^Input should be greater than or equal to (\S+)$", "must be at least"),
+        (r"^Input should be less than or equal to (\S+)$", "must be at most"),
+        (r"^Input should be greater than (\S+)$", "must be above"),
+        (r"^Input should be less than (\S+)$", "must be below"),
+    ):
+        m = re.match(pattern, msg)
+        if m:
+            n = float(m.group(1))
+            return f"{words} {int(n):,}" if n == int(n) else f"{words} {n:,}"
+    return msg
 
 
 def _marked(p: Page, selector: str) -> bool:

@@ -344,6 +344,18 @@ def _norms_per_layer(c: Mapping[str, Any], arch: _Arch, parallel: bool, src: str
     return arch.norms_per_layer
 
 
+# quantization_config.quant_method -> the data type id of the released weights (dtypes.toml)
+_QUANT_METHODS = {"fp8": "fp8", "mxfp4": "mxfp4"}
+
+
+def _released_dtype(cfg: Mapping[str, Any]) -> str | None:
+    """The released checkpoint's weight format, from config.json's quantization_config (its
+    quant_method), where it is one of _QUANT_METHODS; None otherwise."""
+    q = cfg.get("quantization_config")
+    method = q.get("quant_method") if isinstance(q, Mapping) else None
+    return _QUANT_METHODS.get(method) if isinstance(method, str) else None
+
+
 def spec_from_config(
     cfg: Mapping[str, Any], name: str | None = None, source: str = "config.json"
 ) -> ModelSpec:
@@ -409,6 +421,7 @@ def _read(cfg: Mapping[str, Any], name: str | None, source: str) -> tuple[ModelS
         final_norm_params=norm_size,
         lm_head_bias=arch.lm_head_bias,
         params_vision=vision,
+        released_dtype=_released_dtype(cfg),
         source=source,
         notes=(vision_note,) if vision_note else (),
     )

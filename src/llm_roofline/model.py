@@ -219,6 +219,9 @@ class ModelSpec:
     final_norm_params: int = 0
     lm_head_bias: bool = False
     params_vision: int = 0  # a multimodal checkpoint's vision tower: stored, not read in decode
+    # the released checkpoint's weight format where its config.json's quantization_config
+    # names one this catalog has (quant_method fp8 or mxfp4); None: the config names none
+    released_dtype: str | None = None
     source: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 

@@ -15,7 +15,7 @@ from .roofline import positive_array
 
 __all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "fit_message", "sweep"]
 __all__ += ["OVERLAP_SUM", "engine_efficiencies", "engine_fixed_s", "engine_parts", "parts_note"]
-__all__ += ["tpot_parts"]
+__all__ += ["released_dtype_note", "tpot_parts"]
 
 
 @dataclass(frozen=True)
@@ -236,6 +236,27 @@ def parts_note(dep: Deployment) -> str:
             if dep.spec.is_moe
             else ""
         )
+    )
+
+
+def released_dtype_note(dep: Deployment) -> str | None:
+    """A line when the weights are read in another type than the released checkpoint's (its
+    config.json's quantization_config: DeepSeek-V3 and Kimi K2 ship in fp8, gpt-oss in mxfp4),
+    naming the flag that gives the released figures; None when they agree or the config names
+    no format."""
+    r = dep.spec.released_dtype
+    if r is None or dep.weight_dtype == r:
+        return None
+    part = (
+        " (mxfp4 covers its MoE experts; the layers its config leaves unconverted stay 16-bit, "
+        "so mxfp4 throughout counts them a little short)"
+        if r == "mxfp4"
+        else ""
+    )
+    return (
+        f"{dep.spec.name} is released with {r} weights (its config.json's quantization_config)"
+        f"{part}; these figures read them in {dep.weight_dtype}: --weight-dtype {r} gives the "
+        "released checkpoint's figures"
     )
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
-    from ..report import engine_efficiencies, engine_parts, parts_note
+    from ..report import engine_efficiencies, engine_parts, parts_note, released_dtype_note
 
     print(
         f"{rep.model} on {rep.chips} × {rep.hardware}, context {rep.context_len:,} tokens, "
@@ -43,6 +43,9 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
     )
     print(f"  split: {rep.split}")
     print(f"  engine: {rep.engine}" + ("" if rep.engine == "ideal" else " (ideal bound beside it)"))
+    released = released_dtype_note(dep)
+    if released:
+        print(f"  NOTE: {released}")
     if rep.beyond_max_context:
         print(
             f"  WARNING: context {rep.context_len:,} is beyond the model's trained maximum "

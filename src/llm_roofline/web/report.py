@@ -176,6 +176,14 @@ def context_warnings(rep: DecodeReport) -> list[str]:
     ]
 
 
+def _released(dep: Deployment) -> list[str]:
+    """The command line's note when the weights are read in another type than released."""
+    from ..report import released_dtype_note
+
+    note = released_dtype_note(dep)
+    return [note] if note else []
+
+
 def context_axis(dep: Deployment, context_len: int, points: int = POINTS) -> Any:
     """Contexts for the step-vs-context chart: from 64 tokens to the model's trained maximum
     (at least 131,072), or a quarter past the chosen context when it is beyond that; the
@@ -201,7 +209,7 @@ def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
         "deployment": dep.as_dict(),
         "split": dep.split_text(),
         "engine": dep.engine,
-        "warnings": config_warnings(req) + context_warnings(rep),
+        "warnings": config_warnings(req) + context_warnings(rep) + _released(dep),
         "latency_floor_s": rep.latency_floor_s,
         "balance_batch": rep.balance_batch,
         "balanced_context": balanced_context(

@@ -429,7 +429,7 @@ function drawVisible() {
 // ---- one update: the report for the controls as they stand ----
 function showWarnings(list) {
   const w = $("warnings");
-  w.textContent = list && list.length ? "⚠ " + list.join(" · ") : "";
+  w.textContent = list && list.length ? "⚠ " + list.map(LR.pageText).join(" · ") : "";
 }
 function markField(field) {
   if (!field) return;
