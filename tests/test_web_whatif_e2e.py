@@ -97,6 +97,14 @@ def test_sensitivity_view_shows_the_api_numbers(server: str, browser: Any, tmp_p
         assert float(c["value"]) in {r["usd_per_million_tokens"] for r in api["catalog"]["rows"]}
     assert page.get_attribute("#sens_chart", "data-plotted") == "data"
     assert page.get_attribute("#sens_catalog_chart", "data-plotted") == "data"
+    # its $ axis is logarithmic, so each chip is a dot (a bar's length on a log axis would
+    # depend on where the axis starts), one per priced chip of the table
+    kinds = page.eval_on_selector(
+        "#sens_catalog_chart", "el => el.data.map(t => [t.type, t.mode, t.x.length])"
+    )
+    assert {(k[0], k[1]) for k in kinds} == {("scatter", "markers")}, kinds
+    priced = [r for r in api["catalog"]["rows"] if r["usd_per_million_tokens"] is not None]
+    assert sum(k[2] for k in kinds) == len(priced)
     shoot(page, "#view_sensitivity", "web_sensitivity.png", tmp_path)
 
     # this view's own inputs: a 20% step, another policy shown; both go into the URL

@@ -326,7 +326,7 @@
     let catChart = null;
     if (d.catalog) {
       catChart = h("div", { id: "sens_catalog_chart", class: "wchart" });
-      charts.append(h("figure", {}, h("figcaption", { text: "The cheapest $ per million tokens each chip reaches, coloured by what bounds it" }), catChart));
+      charts.append(h("figure", {}, h("figcaption", { text: "The cheapest $ per million tokens each chip reaches (log axis, a dot per chip), coloured by what bounds it" }), catChart));
     }
     out.append(charts);
     if (d.catalog) drawCatalog(d.catalog, out, d.step);
@@ -345,8 +345,10 @@
       const groups = {};
       for (const r of served) (groups[r.bound || "none"] = groups[r.bound || "none"] || []).push(r);
       const traces = Object.entries(groups).map(([b, rows]) => ({
-        type: "bar", name: `bound: ${b}`, x: rows.map((r) => r.hardware), y: rows.map((r) => r.usd_per_million_tokens),
-        marker: { color: BOUND_COLOR[b] || "#9ca3af" }, hovertemplate: `%{x}: $%{y:.3~g} per million tokens<extra>${esc(b)}</extra>`,
+        // dots, not bars: on a log axis a bar's length says nothing (it depends on where the
+        // axis starts); a dot's height is the value
+        type: "scatter", mode: "markers", name: `bound: ${b}`, x: rows.map((r) => r.hardware), y: rows.map((r) => r.usd_per_million_tokens),
+        marker: { color: BOUND_COLOR[b] || "#9ca3af", size: 9 }, hovertemplate: `%{x}: $%{y:.3~g} per million tokens<extra>${esc(b)}</extra>`,
       }));
       jobs.push(barPlot(catChart, traces, {
         ytitle: "$ per million tokens (log)", barmode: "overlay", ylog: true,
