@@ -999,6 +999,8 @@ def test_planning_view_plans_a_fleet(server: str, browser: Any, tmp_path: Path) 
         page.fill(f'#planning [name="{name}"]', value)
     page.fill('#planning [name="max_chips"]', "16")
     page.select_option('#planning select[name="hardware"]', ["h100-sxm", "rtx-4090"])
+    # the list shows four chips at a time: what is chosen is also written under it
+    assert p.text("#p_hw_chosen") == "chosen: h100-sxm, rtx-4090"
     assert _run(p, "plan") == "done", p.text("#p_error")
     assert p.text('#plan_best td[data-key="hardware"]') == "rtx-4090"
     lost = p.text('#plan_best td[data-lost="h100-sxm"]')
@@ -1017,6 +1019,7 @@ def test_planning_view_plans_a_fleet(server: str, browser: Any, tmp_path: Path) 
 
     # no hardware chosen: the server names the field
     page.select_option('#planning select[name="hardware"]', [])
+    assert p.text("#p_hw_chosen") == "none chosen"
     assert _run(p, "plan") == "error" and "hardware" in p.text("#p_error")
     assert "bad_field" in (page.get_attribute('#planning select[name="hardware"]', "class") or "")
     p.close()

@@ -251,6 +251,13 @@ function topPrice(dep) {
   return { hardware: $("hardware").value, usd: dep.price_usd_per_hour };
 }
 // the plan's hardware choices, each with the price it will be costed at
+// the chips chosen, in words under the list (a list of 35 shows 4 at a time: a choice
+// scrolled out of sight is still named)
+function showChosen() {
+  const sel = VIEW().querySelector('select[name="hardware"]');
+  const chosen = [...sel.selectedOptions].map((o) => o.value);
+  $("p_hw_chosen").textContent = chosen.length ? "chosen: " + chosen.join(", ") : "none chosen";
+}
 function labelHardware() {
   const own = topPrice(LR.deployment());
   for (const o of VIEW().querySelector('select[name="hardware"]').options) {
@@ -332,8 +339,9 @@ LR.on("controls", () => {
   labelHardware();
   for (const el of fields()) defaults.set(el, valueOf(el));
   readUrl();
-  for (const el of fields()) for (const ev of ["input", "change"]) el.addEventListener(ev, () => { writeUrl(); check(); outdated(); });
+  for (const el of fields()) for (const ev of ["input", "change"]) el.addEventListener(ev, () => { writeUrl(); check(); outdated(); showChosen(); });
   check();
+  showChosen();
   $("sim_run").addEventListener("click", runSimulate);
   $("plan_run").addEventListener("click", runPlan);
 });
