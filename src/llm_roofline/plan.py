@@ -54,6 +54,7 @@ from .deployment import Deployment, deployment, engine_name
 from .dtypes import get_dtype
 from .errors import InputError, LlmRooflineError, TimeLimitError, UnknownIdError
 from .fleet_search import MAX_INSTANCE_CHIPS, Search, Shape, frontier
+from .fleet_why import no_fleet_reason, unsimulated
 from .hardware import Chip
 from .model import ModelSpec
 from .optimize import powers, splits
@@ -381,14 +382,14 @@ def plan(
             "fewer hardware choices or a smaller max_chips",
             field="requests",
         ) from None
-    reason = None if best is not None else search.reason(shapes, pre, dec, disagg)
+    reason = None if best is not None else no_fleet_reason(search, shapes, pre, dec, disagg)
     searched = {
         "instance_shapes": len(shapes),
         "within_bounds": len(
             {id(s) for s in (*ok, *((*pre, *dec) if pre and dec and disagg != "no" else ()))}
         ),
         "pruned_by_bound": search.pruned,
-        "unsimulated": search.unsimulated([c.id for c in chips], shapes, pre, dec),
+        "unsimulated": unsimulated(search, [c.id for c in chips], shapes, pre, dec),
         "simulations": search.simulations,
         "seconds": time.perf_counter() - t0,
     }
