@@ -250,7 +250,6 @@ function topPrice(dep) {
   if (!dep || dep.price_usd_per_hour === undefined || typeof dep.price_usd_per_hour !== "number") return null;
   return { hardware: $("hardware").value, usd: dep.price_usd_per_hour };
 }
-// the plan's hardware choices, each with the price it will be costed at
 // the chips chosen, in words under the list (a list of 35 shows 4 at a time: a choice
 // scrolled out of sight is still named)
 function showChosen() {
@@ -258,6 +257,7 @@ function showChosen() {
   const chosen = [...sel.selectedOptions].map((o) => o.value);
   $("p_hw_chosen").textContent = chosen.length ? "chosen: " + chosen.join(", ") : "none chosen";
 }
+// the plan's hardware choices, each with the price it will be costed at
 function labelHardware() {
   const own = topPrice(LR.deployment());
   for (const o of VIEW().querySelector('select[name="hardware"]').options) {
