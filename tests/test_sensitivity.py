@@ -156,7 +156,7 @@ def test_largest_policy_capacity_buys_batch() -> None:
     lost = f"{1 - t0 / t1:.1%}"
     # (bandwidth moves it more, +10%, so it comes first and names the metric)
     assert line.split(": ", 1)[1].startswith("+10% memory bandwidth buys +10.0% tokens/s per user")
-    assert f"+10% memory capacity costs {lost} (it fits batch {b1:,}, not {b0:,})" in line
+    assert f"+10% memory capacity costs {lost} (at batch {b1:,}, not {b0:,})" in line
     assert "buys -" not in " ".join(r.sentences())
     # the batch given is untouched by capacity
     given = r.policies[0]

@@ -310,9 +310,9 @@ def _sentence(step: float, effects: Sequence[FigureEffect], metric: str, batch0:
         if cost:
             what = "$ per million tokens" if i == 0 else "it"
             parts.append(f"{up} {e.label} {'cuts' if c < 0 else 'raises'} {what} by {abs(c):.1%}")
-        elif c < 0:  # a larger batch that now fits: each sequence waits on a longer step
+        elif c < 0:  # a larger batch the policy now allows: each sequence waits longer
             batch = e.point.batch if e.point is not None else batch0
-            why = f" (it fits batch {batch:,}, not {batch0:,})" if batch != batch0 else ""
+            why = f" (at batch {batch:,}, not {batch0:,})" if batch != batch0 else ""
             parts.append(
                 f"{up} {e.label} costs {abs(c):.1%}"
                 + (f" {METRICS[metric]}" if i == 0 else "")
