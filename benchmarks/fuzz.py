@@ -27,11 +27,12 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from llm_roofline.errors import LlmRooflineError
-from llm_roofline.hf_config import load_config, spec_from_config
-from llm_roofline.memory import memory_use
-from llm_roofline.roofline import decode_step
-from llm_roofline.scenarios import INPUT_COLUMNS, predict_rows, read_scenarios
+from llm_roofline._core.errors import LlmRooflineError
+from llm_roofline.deploy.scenarios.columns import predict_rows
+from llm_roofline.deploy.scenarios.rows import INPUT_COLUMNS, read_scenarios
+from llm_roofline.engine.memory import memory_use
+from llm_roofline.engine.roofline import decode_step
+from llm_roofline.model.hf.config import load_config, spec_from_config
 
 MODELS = resources.files("llm_roofline").joinpath("data/models")
 BASES = sorted(

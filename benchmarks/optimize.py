@@ -8,8 +8,8 @@ import json
 import statistics
 import time
 
-from llm_roofline.deployment import deployment
-from llm_roofline.optimize import search
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.planning.optimize import search
 
 CASES = [
     ("llama-3.1-70b", "h100-sxm", 16),

@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
-from llm_roofline.deployment import deployment
-from llm_roofline.plan import plan
-from llm_roofline.simulate import simulate
-from llm_roofline.workload import make_workload
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.planning.fleet_plan import plan
+from llm_roofline.sim.simulate import simulate
+from llm_roofline.sim.workload import make_workload
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 TARGET_S = 10.0

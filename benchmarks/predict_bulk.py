@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_roofline.scenario_columns import Table, predict_file, predict_table, read_table
-from llm_roofline.scenarios import (
+from llm_roofline.deploy.scenarios.columns import Table, predict_file, predict_table, read_table
+from llm_roofline.deploy.scenarios.rows import (
     INPUT_COLUMNS,
     OUTPUT_COLUMNS,
     RANGE_COLUMNS,
@@ -46,7 +46,7 @@ from llm_roofline.scenarios import (
     read_scenarios,
     write_results,
 )
-from llm_roofline.serving import MODES
+from llm_roofline.serving.modes import MODES
 
 N_ROWS = 100_000
 N_BASELINE = 1_000

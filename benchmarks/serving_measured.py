@@ -17,9 +17,9 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from llm_roofline.deployment import deployment
-from llm_roofline.simulate import simulate
-from llm_roofline.workload import make_workload
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.sim.simulate import simulate
+from llm_roofline.sim.workload import make_workload
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "serving_measurements.csv"
 METRICS = {  # measured metric -> simulate's summary key

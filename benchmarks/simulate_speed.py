@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from llm_roofline.deployment import deployment
-from llm_roofline.simulate import simulate
-from llm_roofline.steptable import StepTable, errors_against_engine
-from llm_roofline.workload import make_workload
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.sim.simulate import simulate
+from llm_roofline.sim.step_predictor import StepTable, errors_against_engine
+from llm_roofline.sim.workload import make_workload
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 TARGET_S = 3.0

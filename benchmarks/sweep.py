@@ -28,8 +28,8 @@ from collections.abc import Callable
 import numpy as np
 
 import llm_roofline as lr
-from llm_roofline import units
-from llm_roofline.parallel import Parallelism
+from llm_roofline._core import units
+from llm_roofline.engine.parallel import Parallelism
 
 MODEL, HARDWARE, CHIPS = "deepseek-v3", "gb200", 72
 SPLIT_MODEL, SPLIT_HARDWARE, SPLIT_CHIPS, SPLIT_TP = "llama-3.1-70b", "h100-sxm", 8, 8

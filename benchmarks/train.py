@@ -3,7 +3,7 @@
 Llama 3.1 8B on one H100 SXM, ideal and calibrated engines. For Poisson traffic of 64-token
 prompts and 256-token answers at fractions of the capacity, each request's time to first
 token against the step it waited through and the step that carried its prompt
-(`llm_roofline.train.rides`); the two counter-examples (a prompt longer than the step's
+(`llm_roofline.planning.train.rides`); the two counter-examples (a prompt longer than the step's
 budget, more traffic than the slots serve); throughput against B / t_step in a closed loop;
 and the chip's drain time against the step the run actually took.
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from llm_roofline.deployment import Deployment, deployment
-from llm_roofline.simulate import SimResult, capacity_rps, simulate
-from llm_roofline.train import Rides, rides
-from llm_roofline.workload import Workload, make_workload
+from llm_roofline.deploy.deployment import Deployment, deployment
+from llm_roofline.planning.train import Rides, rides
+from llm_roofline.sim.simulate import SimResult, capacity_rps, simulate
+from llm_roofline.sim.workload import Workload, make_workload
 
 I, O, N = 64, 256, 2000
 EVERY_STEP = 10**9

@@ -19,9 +19,9 @@ import pytest
 import llm_roofline as lr
 from llm_roofline import deployment
 from llm_roofline.cli import main
-from llm_roofline.curves import batch_axis
-from llm_roofline.plots.spec import PlotSpec
-from llm_roofline.report import decode_report
+from llm_roofline.deploy.curves import batch_axis
+from llm_roofline.deploy.report_table import decode_report
+from llm_roofline.plots.figure_spec import PlotSpec
 
 ONE = lr.balance_batch("llama-3.1-70b", "h100-sxm")  # 295.1 with bf16 weights
 

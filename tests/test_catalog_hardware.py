@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.catalog import hardware_records, hardware_toml
-from llm_roofline.hardware import CHIP_CLASSES
-from llm_roofline.measure import MachineReport
+from llm_roofline.hardware.catalog import hardware_records, hardware_toml
+from llm_roofline.hardware.chip import CHIP_CLASSES
+from llm_roofline.validation.measure import MachineReport
 
 # docs/catalog.md, "Ids other programs rely on": every hardware id the catalog must hold.
 REQUIRED = """a100-40gb a100-80gb h100-sxm h100-pcie h800 h200 b200 b300 gb200 gb300 rubin
@@ -73,7 +73,7 @@ def test_hardware_kinds_hold_catalog_chips_and_fall_back_to_vendor_and_class() -
     # the kinds leave-one-kind-out holds out together (docs/validation.md): every id in them is
     # a catalog chip, each in one kind; the RTX PRO 6000 Server (named like a GeForce card) is
     # not among the consumer GPUs
-    from llm_roofline.calibrate import HARDWARE_KINDS, chip_kind
+    from llm_roofline.calibration.profile import HARDWARE_KINDS, chip_kind
 
     listed = [h for ids in HARDWARE_KINDS.values() for h in ids]
     assert len(listed) == len(set(listed)) and set(listed) <= set(ALL)

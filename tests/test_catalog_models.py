@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.catalog import model_entry
+from llm_roofline.model.checkpoints import model_entry
 
 # docs/catalog.md, "Ids other programs rely on": every model id the catalog must hold.
 REQUIRED = """llama-2-7b llama-2-13b llama-2-70b llama-3-8b llama-3-70b llama-3.1-8b llama-3.1-70b

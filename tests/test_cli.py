@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_roofline.scenarios import INPUT_COLUMNS, OUTPUT_COLUMNS, RANGE_COLUMNS
+from llm_roofline.deploy.scenarios.rows import INPUT_COLUMNS, OUTPUT_COLUMNS, RANGE_COLUMNS
 
 from .conftest import TINY_CONFIG, CliRun, run_cli
 
@@ -300,7 +300,7 @@ def _one_warning_line(r: CliRun, tmp: Path) -> None:
 
 
 def _validate_json(r: CliRun, tmp: Path) -> None:
-    from llm_roofline.validate import load_rows
+    from llm_roofline.validation.validate import load_rows
 
     out = r.json()
     assert out["summary"]["rows"] == len(load_rows())
@@ -347,7 +347,7 @@ def _measured_rows(r: CliRun, tmp: Path) -> None:
 
 
 def _qwen3_config() -> str:
-    from llm_roofline.catalog import model_entry
+    from llm_roofline.model.checkpoints import model_entry
 
     return json.dumps(model_entry("qwen3-8b").config)
 

@@ -13,12 +13,13 @@ import re
 
 import pytest
 
-from llm_roofline import calibrate
-from llm_roofline.catalog import get_hardware, get_model
+from llm_roofline._core.errors import InputError
+from llm_roofline.calibration import profile as calibrate
 from llm_roofline.cli import build_parser
 from llm_roofline.cli._common import fmt_bytes, fmt_count, fmt_money, fmt_sig
-from llm_roofline.errors import InputError
-from llm_roofline.plan import priced_chips
+from llm_roofline.hardware.catalog import get_hardware
+from llm_roofline.model.checkpoints import get_model
+from llm_roofline.planning.fleet_plan import priced_chips
 
 from .conftest import run_cli
 
@@ -159,7 +160,7 @@ def test_engine_help_is_read_from_the_library_when_help_is_printed(
 
 
 def test_fast_mode_help_poses_the_lectures_question() -> None:
-    from llm_roofline.fast_mode import OPTIONS
+    from llm_roofline.whatif.fast_mode import OPTIONS
 
     r = run_cli("fast-mode", "--help")
     assert r.code == 0
@@ -238,7 +239,7 @@ def test_plan_refuses_a_plain_price_given_twice() -> None:
 
 
 def test_plan_takes_one_price_flag_per_chip() -> None:
-    from llm_roofline.cli.plan import _chips
+    from llm_roofline.cli.cmd_plan import _chips
 
     prices = ["--price", "h100-sxm=2", "--price", "a100-80gb=1.5"]
     args = build_parser().parse_args([*PLAN, "--hardware", "h100-sxm,a100-80gb", *prices])
@@ -294,7 +295,7 @@ def test_library_messages_share_the_fixed_point_formatter() -> None:
     """units.sig is what the library's own messages use where :.3g would write 1.65e+03 (a
     fast mode's price multiple, a capacity in requests/s, a time in ms): three significant
     digits by hand, 1,648.2 -> 1,650; 12,345.6 ms -> 12,300; 0.5 -> 0.5; 999.96 -> 1,000."""
-    from llm_roofline.units import sig
+    from llm_roofline._core.units import sig
 
     assert f"{1648.2:.3g}" == "1.65e+03"  # the form it replaces
     assert sig(1648.2) == "1,650" and sig(12_345.6) == "12,300"

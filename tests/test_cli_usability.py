@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from llm_roofline._core.errors import InputError
+from llm_roofline._core.units import parse_count
 from llm_roofline.cli import build_parser
 from llm_roofline.cli._common import fmt_num, fmt_time, int_list, positive_int, time_unit
-from llm_roofline.errors import InputError
-from llm_roofline.units import parse_count
 
 from .conftest import run_cli
 
@@ -88,7 +88,7 @@ def test_the_help_check_finds_what_it_looks_for() -> None:
 
 
 def test_engine_help_names_every_engine_the_library_knows() -> None:
-    from llm_roofline.calibrate import ENGINE_ALIASES, list_profiles
+    from llm_roofline.calibration.profile import ENGINE_ALIASES, list_profiles
 
     text = " ".join(_verbs()["report"].format_help().split())
     by_family: dict[str, set[str]] = {}
@@ -155,7 +155,7 @@ def test_parse_count_zero_and_maximum() -> None:
 
 def test_the_context_model_lengths_match_the_convention() -> None:
     # the convention's two witnesses, read from the shipped configs
-    from llm_roofline.catalog import get_model
+    from llm_roofline.model.checkpoints import get_model
 
     assert get_model("llama-3.1-8b").max_context == parse_count("128k")
     assert get_model("llama-4-scout").max_context == parse_count("10M")
@@ -252,8 +252,8 @@ def test_report_headers_carry_units_and_the_parts_add_up() -> None:
 
 
 def test_engine_parts_add_up_and_fixed_time_is_the_profiles() -> None:
-    from llm_roofline.deployment import deployment
-    from llm_roofline.report import engine_fixed_s, engine_parts
+    from llm_roofline.deploy.deployment import deployment
+    from llm_roofline.deploy.report_table import engine_fixed_s, engine_parts
 
     dep = deployment("llama-3.1-70b", "h100-sxm", 8)
     step = dep.decode(1, 4096)
@@ -278,7 +278,7 @@ def test_predict_table_labels_carry_units_json_keeps_its_keys() -> None:
     ideal, eff, fixed, total = _numbers(line.split(":")[-1])[:4]
     assert ideal + eff + fixed == pytest.approx(total, abs=0.015 * total)
     j = run_cli(*args, "--json").json()
-    from llm_roofline.scenarios import INPUT_COLUMNS, OUTPUT_COLUMNS
+    from llm_roofline.deploy.scenarios.rows import INPUT_COLUMNS, OUTPUT_COLUMNS
 
     assert set(INPUT_COLUMNS) | set(OUTPUT_COLUMNS) <= set(j)
     assert j["input_len"] == 1024 and 0 < j["tpot_s"] < 1  # seconds
@@ -295,7 +295,7 @@ def test_long_durations_are_in_minutes_and_hours() -> None:
 
 
 def test_model_folder_is_the_same_as_the_catalog_id(tmp_path: Path) -> None:
-    from llm_roofline.catalog import model_entry
+    from llm_roofline.model.checkpoints import model_entry
 
     folder = tmp_path / "Qwen3-8B"
     folder.mkdir()
@@ -319,7 +319,7 @@ def test_a_hugging_face_repo_id_says_how_to_fetch_its_config() -> None:
 
 
 def test_unknown_id_suggests_every_close_id() -> None:
-    from llm_roofline.catalog import list_models
+    from llm_roofline.model.checkpoints import list_models
 
     # every catalog id holding both words of "llama-70b": the family and the size
     expected = [m for m in list_models() if m.startswith("llama-") and m.endswith("-70b")]
@@ -350,7 +350,7 @@ def test_price_zero_is_owned_hardware_with_no_cost_per_token() -> None:
 
 
 def test_with_price_zero_and_negative() -> None:
-    from llm_roofline.catalog import get_hardware
+    from llm_roofline.hardware.catalog import get_hardware
 
     chip = get_hardware("h100-sxm")
     assert chip.with_price(0).price_usd_per_s == 0.0
@@ -362,8 +362,8 @@ def test_with_price_zero_and_negative() -> None:
 
 
 def test_optimize_search_reports_progress() -> None:
-    from llm_roofline.deployment import deployment
-    from llm_roofline.optimize import search
+    from llm_roofline.deploy.deployment import deployment
+    from llm_roofline.planning.optimize import search
 
     calls: list[tuple[int, int]] = []
     res = search(

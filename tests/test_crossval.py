@@ -18,11 +18,8 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline import crossval, validate
-from llm_roofline.calibrate import Profile, chip_kind, get_profile, memory_kind
-from llm_roofline.crossval import Stack, _select, log_time_ratio
-from llm_roofline.errors import InputError
-from llm_roofline.fitting import (
+from llm_roofline._core.errors import InputError
+from llm_roofline.calibration.fitting import (
     EFFECTS,
     EFFICIENCIES,
     PARAMETERS,
@@ -32,7 +29,10 @@ from llm_roofline.fitting import (
     load_priors,
     to_z,
 )
-from llm_roofline.serving import compose, serving_terms
+from llm_roofline.calibration.profile import Profile, chip_kind, get_profile, memory_kind
+from llm_roofline.serving.modes import compose, serving_terms
+from llm_roofline.validation import crossval, validate
+from llm_roofline.validation.crossval import Stack, _select, log_time_ratio
 
 from .test_validation import METRIC_SET, TRUTH, _scenarios
 

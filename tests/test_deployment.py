@@ -14,11 +14,16 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
+from llm_roofline._core.errors import InputError, LlmRooflineError
 from llm_roofline.cli import main as cli_main
-from llm_roofline.deployment import deployment
-from llm_roofline.errors import InputError, LlmRooflineError
-from llm_roofline.report import decode_report, sweep
-from llm_roofline.scenarios import predict_one, predict_rows, read_scenarios, write_results
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.deploy.report_table import decode_report, sweep
+from llm_roofline.deploy.scenarios.columns import predict_rows
+from llm_roofline.deploy.scenarios.rows import (
+    predict_one,
+    read_scenarios,
+    write_results,
+)
 
 
 def _cli_json(argv: list[str]) -> object:
@@ -242,7 +247,7 @@ def test_one_deployment_gives_the_same_numbers_on_every_surface(tmp_path: Path) 
 
     # the economics verbs: pricing's cost floor prices the output at the largest batch that
     # fits, the report's last row; cache-tiers recomputes a context with the same prefill
-    from llm_roofline.economics import cache_costs, cost_floor
+    from llm_roofline.economics.pricing import cache_costs, cost_floor
 
     floor = cost_floor(dep, context_len=S)
     last = rep.rows[-1]
@@ -262,7 +267,7 @@ def test_one_deployment_gives_the_same_numbers_on_every_surface(tmp_path: Path) 
 def test_optimize_times_a_split_as_the_deployment_does() -> None:
     # the search visits every split of 2 L40S; its point at tp 1, pp 2, batch 4 is the
     # deployment the rule picks for 2 chips (70.6 GB of fp8 weights do not fit one 48 GB card)
-    from llm_roofline.optimize import search
+    from llm_roofline.planning.optimize import search
 
     one = deployment("llama-3.1-70b", "l40s", 2, weight_dtype="fp8")
     assert (one.tp, one.pp, one.replicas) == (1, 2, 1)
@@ -373,7 +378,7 @@ def test_a_dense_model_widens_tp_before_adding_data_parallel_groups(
 def test_input_cost_does_not_charge_idle_replicas() -> None:
     # one prompt per replica keeps every chip busy: 8 single-GPU replicas price a prompt as
     # one GPU does (input $/M equal); the output at the largest batch too
-    from llm_roofline.economics import cache_costs, cost_floor
+    from llm_roofline.economics.pricing import cache_costs, cost_floor
 
     one = deployment("llama-3.1-8b", "h100-sxm", 1, engine="ideal")
     eight = deployment("llama-3.1-8b", "h100-sxm", 8, tp=1, replicas=8, engine="ideal")

@@ -28,7 +28,7 @@ def test_readme_balance_batch() -> None:
 def test_catalog_md_provenance_counts_and_table() -> None:
     from collections import Counter
 
-    from llm_roofline.catalog import model_entry
+    from llm_roofline.model.checkpoints import model_entry
 
     text = (DOCS / "catalog.md").read_text()
     counts = Counter(model_entry(m).meta["config_provenance"] for m in lr.list_models())

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from llm_roofline import balanced_context_formula
-from llm_roofline.catalog import get_hardware
-from llm_roofline.deployment import Deployment, deployment
-from llm_roofline.economics import (
+from llm_roofline._core.errors import InputError
+from llm_roofline.deploy.deployment import Deployment, deployment
+from llm_roofline.economics.pricing import (
     balance,
     cache_costs,
     catalog_kv_vs_price_step,
@@ -24,8 +24,8 @@ from llm_roofline.economics import (
     load_tiers,
     price_step_active_params,
 )
-from llm_roofline.errors import InputError
-from llm_roofline.hf_config import load_config, spec_from_config
+from llm_roofline.hardware.catalog import get_hardware
+from llm_roofline.model.hf.config import load_config, spec_from_config
 
 DATA = Path(__file__).resolve().parent.parent / "src" / "llm_roofline" / "data"
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.deployment import deployment
-from llm_roofline.report import decode_report
-from llm_roofline.serving import MODES, serve
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.deploy.report_table import decode_report
+from llm_roofline.serving.modes import MODES, serve
 
 SYSTEMS = [("h100-sxm", 8), ("mi300x", 8), ("tpu-v5e", 16), ("rtx-4090", 1), ("gb200", 72)]
 

@@ -25,10 +25,10 @@ import numpy as np
 import pytest
 
 from llm_roofline import spec_from_config
-from llm_roofline.deployment import Deployment, deployment
-from llm_roofline.errors import InputError
-from llm_roofline.fast_mode import batch_grid, fast_mode
-from llm_roofline.hardware import Chip
+from llm_roofline._core.errors import InputError
+from llm_roofline.deploy.deployment import Deployment, deployment
+from llm_roofline.hardware.chip import Chip
+from llm_roofline.whatif.fast_mode import batch_grid, fast_mode
 from tests.conftest import llama_like, make_chip, run_cli
 
 with warnings.catch_warnings():  # starlette's note on httpx, not ours
@@ -176,7 +176,7 @@ def test_out_of_reach_under_a_calibrated_engine_names_its_times() -> None:
     # the lecture's case: Llama 3.1 8B on one H100 at batch 1, ×1.6: the target (193 tokens/s
     # per user) is slower than the floor (223), so the floor does not stop it: the engine's
     # time at batch 1 does; its three parts add up to that time
-    from llm_roofline.report import engine_parts
+    from llm_roofline.deploy.report_table import engine_parts
 
     dep = deployment("llama-3.1-8b", "h100-sxm")
     r = fast_mode(dep, context_len=4096, batch=1, speedup=1.6, max_chips=1, acceptance=0.0)
@@ -193,7 +193,7 @@ def test_out_of_reach_under_a_calibrated_engine_names_its_times() -> None:
 
 
 def test_the_default_draft_is_the_models_own_mtp() -> None:
-    from llm_roofline.drafts import model_mtp_layers, mtp_layers_in
+    from llm_roofline.whatif.drafts import model_mtp_layers, mtp_layers_in
 
     # DeepSeek-V3's config.json states num_nextn_predict_layers = 1; Kimi K2's 0; Llama's none
     assert model_mtp_layers(deployment("deepseek-v3", "h100-sxm", 8, weight_dtype="fp8")) == 1
@@ -464,7 +464,7 @@ def test_whatif_md_quotes_what_the_tool_gives() -> None:
         f"×{spec.speedup:.3g}" in text
     )
     # ×1.6 from batch 1: slower than the floor, stopped by the engine's time at batch 1
-    from llm_roofline.report import engine_parts
+    from llm_roofline.deploy.report_table import engine_parts
 
     slow = fast_mode(dep, context_len=4096, batch=1, speedup=1.6, max_chips=1, acceptance=0.0)
     ideal = float(dep.decode(1, 4096).t_step)

@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 
 from llm_roofline import InputError
-from llm_roofline.cache_tiers import cache_costs
-from llm_roofline.deployment import deployment
-from llm_roofline.fit_advice import fit_advice, fit_message
-from llm_roofline.report import decode_report
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.deploy.fit_advice import fit_advice, fit_message
+from llm_roofline.deploy.report_table import decode_report
+from llm_roofline.economics.cache_tiers import cache_costs
 
 WEIGHTS = 16_060_522_496  # Llama 3.1 8B in bf16
 KV_TOKEN = 131_072  # bf16 KV bytes per token
@@ -248,7 +248,7 @@ def test_memory_fits_exactly_up_to_max_batch(
 
 
 def test_no_reason_is_ever_empty() -> None:
-    from llm_roofline.fit_advice import no_fit_reason
+    from llm_roofline.deploy.fit_advice import no_fit_reason
 
     assert no_fit_reason("the line", 4096, 0) == "the line"
     assert no_fit_reason("", 4096, 0) == (
@@ -264,9 +264,9 @@ def _empty_line(*_: object) -> str:
 def test_callers_never_print_an_empty_reason(monkeypatch: pytest.MonkeyPatch) -> None:
     """Should the fit line ever be empty where the largest batch is 0, every caller still says
     why (pricing's cost floor, the simulator's admission, report's DOES NOT FIT line)."""
-    import llm_roofline.fit_advice as fa
-    from llm_roofline.economics import cost_floor
-    from llm_roofline.simulate import kv_capacity
+    import llm_roofline.deploy.fit_advice as fa
+    from llm_roofline.economics.pricing import cost_floor
+    from llm_roofline.sim.simulate import kv_capacity
     from tests.conftest import run_cli
 
     monkeypatch.setattr(fa, "fit_message", _empty_line)
@@ -350,7 +350,7 @@ def test_predict_csv_and_api_give_the_same_advice(tmp_path: Path) -> None:
 def test_bulk_advice_agrees_with_the_one_scenario_advice() -> None:
     """The vectorised bisection of `bulk_advice` finds the same largest context and batch as
     `fit_advice`'s scalar one, pair by pair; weights that alone overflow are said so."""
-    from llm_roofline.fit_bulk import bulk_advice
+    from llm_roofline.deploy.fit_bulk import bulk_advice
 
     dep = deployment("llama-3.1-8b", "rtx-4090", engine="ideal")
     pairs = [(1, 131_072), (16, 33_792), (64, 4096), (400, 4096), (3, 100_000)]
@@ -395,7 +395,7 @@ def test_continuous_batching_keeps_the_engines_line() -> None:
 def test_the_chip_search_is_bounded() -> None:
     """A scenario nothing near fits tries at most 96 chip counts (32 one by one, then
     multiples of 8) and says how many it tried, not that every count up to the last was."""
-    from llm_roofline.fit_advice import COUNTS, _chip_counts
+    from llm_roofline.deploy.fit_advice import COUNTS, _chip_counts
 
     assert _chip_counts(10, 40) == list(range(10, 41))
     counts = _chip_counts(1544, 3088)
@@ -411,7 +411,7 @@ def test_more_chips_than_the_search_goes_to() -> None:
     """9,999,999 sequences of 4,096 tokens: 9,999,999 x 4,096 x 131,072 B = 5.4e15 B of KV
     cache, over 60,000 H100s of 85.52e9 B: past the 4,096 chips the search goes to, said so
     (this once raised an IndexError on /api/report)."""
-    from llm_roofline.fit_advice import MAX_CHIPS
+    from llm_roofline.deploy.fit_advice import MAX_CHIPS
 
     assert 9_999_999 * 4096 * KV_TOKEN / 85.52e9 > MAX_CHIPS
     dep = deployment("llama-3.1-8b", "h100-sxm", 1, engine="ideal")
@@ -428,9 +428,9 @@ def test_weights_read_in_another_type_than_released_are_noted() -> None:
     nothing. A config that names no format (Llama 3.1 8B's) gets no note."""
     from fastapi.testclient import TestClient
 
-    from llm_roofline.catalog import get_model
-    from llm_roofline.deployment import deployment
-    from llm_roofline.report import released_dtype_note
+    from llm_roofline.deploy.deployment import deployment
+    from llm_roofline.deploy.report_table import released_dtype_note
+    from llm_roofline.model.checkpoints import get_model
     from llm_roofline.web import create_app
 
     assert get_model("deepseek-v3").released_dtype == "fp8"

@@ -7,7 +7,7 @@ import pytest
 
 import llm_roofline as lr
 from llm_roofline import spec_from_config
-from llm_roofline.model import causal_pairs
+from llm_roofline.model.spec import causal_pairs
 
 from .conftest import llama_like, make_chip
 
@@ -89,13 +89,13 @@ def test_prefill_small(small_model: lr.ModelSpec) -> None:
 
 def test_causal_pairs_with_window() -> None:
     # 10 tokens after 0, window 4: keys seen 1,2,3,4,4,4,4,4,4,4 = 34
-    assert lr.model.causal_pairs(10, 0, 4) == pytest.approx(34)
+    assert causal_pairs(10, 0, 4) == pytest.approx(34)
     # 3 tokens after 5 cached, window 4: 4+4+4 = 12
-    assert lr.model.causal_pairs(3, 5, 4) == pytest.approx(12)
+    assert causal_pairs(3, 5, 4) == pytest.approx(12)
     # no window: 3 tokens after 5: 6+7+8 = 21
-    assert lr.model.causal_pairs(3, 5, None) == pytest.approx(21)
+    assert causal_pairs(3, 5, None) == pytest.approx(21)
     # 3 tokens after 2, window 4: 3+4+4 = 11
-    assert lr.model.causal_pairs(3, 2, 4) == pytest.approx(11)
+    assert causal_pairs(3, 2, 4) == pytest.approx(11)
 
 
 def test_memory_and_max_batch(small_model: lr.ModelSpec) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 import llm_roofline as lr
 from llm_roofline import ConfigError, spec_from_config
-from llm_roofline.errors import UnknownModelTypeWarning
-from llm_roofline.hf_config import KNOWN_MODEL_TYPES
+from llm_roofline._core.errors import UnknownModelTypeWarning
+from llm_roofline.model.hf.config import KNOWN_MODEL_TYPES
 
 from .conftest import llama_like, run_cli
 
@@ -178,8 +178,8 @@ def test_falcon_layouts_follow_new_decoder_architecture() -> None:
 def test_arch_table_entries_drive_every_part(monkeypatch: pytest.MonkeyPatch) -> None:
     # what differs between architectures is data on the table: an entry with Gemma 2's windows,
     # gpt-oss's sinks and biases and Llama 4's implicit shared expert reads them all
-    from llm_roofline import hf_config
-    from llm_roofline.hf_layers import WindowRule
+    from llm_roofline.model.hf import config as hf_config
+    from llm_roofline.model.hf.layers import WindowRule
 
     entry = hf_config._Arch(
         windows=WindowRule(global_every=2),

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch")
 
 import llm_roofline as lr
-from llm_roofline.measure import measure_machine, truncate
+from llm_roofline.validation.measure import measure_machine, truncate
 
 from .conftest import TINY_CONFIG
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.deployment import deployment
-from llm_roofline.optimize import search
-from llm_roofline.parallel import Parallelism
-from llm_roofline.serving import serve, speculative_decode, tokens_per_verification
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.engine.parallel import Parallelism
+from llm_roofline.planning.optimize import search
+from llm_roofline.serving.modes import serve, speculative_decode, tokens_per_verification
 
 
 def test_search_finds_the_cheapest_config_meeting_the_targets() -> None:

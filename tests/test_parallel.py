@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import llm_roofline as lr
 from llm_roofline import Chip, InputError, System
-from llm_roofline.parallel import CommModel, Parallelism, allreduce_time
+from llm_roofline.engine.parallel import CommModel, Parallelism, allreduce_time
 
 
 def gpu(flops: float, bw: float, link_bw: float, domain: int, mem: float = 80e9) -> Chip:
@@ -362,7 +362,7 @@ def test_pipeline_throughput_counts_the_sequences_in_flight() -> None:
 
 def test_fewer_experts_groups_than_top_k_do_not_double_count() -> None:
     # with ep = 1 every token's experts sit in one group: it crosses once, not k times
-    from llm_roofline.parallel import comm_time
+    from llm_roofline.engine.parallel import comm_time
 
     spec = lr.get_model("qwen3-235b-a22b")
     h100 = lr.get_hardware("h100-sxm")
@@ -401,7 +401,7 @@ def test_split_degrees_checked() -> None:
 
 
 def test_continuous_first_token_runs_on_one_group() -> None:
-    from llm_roofline.serving import serve
+    from llm_roofline.serving.modes import serve
 
     par = Parallelism.of(64, tp=1, pp=1, ep=64)
     r = serve(

@@ -26,9 +26,10 @@ from hypothesis import strategies as st
 
 import llm_roofline as lr
 from llm_roofline import InputError, System
-from llm_roofline.calibrate import Profile, pass_time
-from llm_roofline.parallel import CommModel, Parallelism
-from llm_roofline.serving import serve
+from llm_roofline.calibration.profile import Profile, pass_time
+from llm_roofline.engine.parallel import CommModel, Parallelism
+from llm_roofline.engine.roofline import mixed_step
+from llm_roofline.serving.modes import serve
 
 from .conftest import make_chip
 
@@ -162,8 +163,8 @@ def test_one_chip_split_equals_the_even_spread(model: str) -> None:
     mixed = {"decode_batch": 37, "decode_contexts": 2048 + np.arange(64), "prefill_seqs": 0.3}
     pairs.append(
         (
-            lr.roofline.mixed_step(spec, "h100-sxm", prefill_len=2048, **mixed, **kw),
-            lr.roofline.mixed_step(spec, "h100-sxm", prefill_len=2048, parallel=one, **mixed, **kw),
+            mixed_step(spec, "h100-sxm", prefill_len=2048, **mixed, **kw),
+            mixed_step(spec, "h100-sxm", prefill_len=2048, parallel=one, **mixed, **kw),
         )
     )
     for even, split in pairs:
@@ -231,7 +232,7 @@ def test_expert_parallel_chip_reads_whole_experts() -> None:
 
 
 def test_experts_read_per_chip_by_hand() -> None:
-    from llm_roofline.model import experts_read_per_chip
+    from llm_roofline.model.spec import experts_read_per_chip
 
     # 16 experts, top 2, 1 token, ep 4: 2 touched over 4 chips: ⌈2/4⌉ = 1 whole expert
     assert float(experts_read_per_chip(16, 2, 1, ep=4)) == 1.0
@@ -367,7 +368,7 @@ def test_mixed_step_times_its_prefill_share_at_prefill_efficiency(
     # the small model on 1e15 FLOP/s, 1e12 B/s (conftest): 10 decodes at contexts 100..109 and
     # one prompt of 100 tokens (test_serving.test_continuous_step_by_hand)
     chip = make_chip()
-    step = lr.roofline.mixed_step(
+    step = mixed_step(
         small_model,
         chip,
         decode_batch=10,
@@ -389,7 +390,7 @@ def test_mixed_step_times_its_prefill_share_at_prefill_efficiency(
 
 
 def test_rows_1053_and_1055_within_the_profiles_range() -> None:
-    from llm_roofline.validate import load_rows, validate
+    from llm_roofline.validation.validate import load_rows, validate
 
     rows = [r for r in load_rows() if r.row in (1053, 1055)]
     results, failed = validate("calibrated", rows)

@@ -12,12 +12,12 @@ import re
 
 import pytest
 
+from llm_roofline._core.errors import LlmRooflineError, TimeLimitError
 from llm_roofline.cli import main
-from llm_roofline.deployment import deployment
-from llm_roofline.errors import LlmRooflineError, TimeLimitError
-from llm_roofline.plan import BEST_KEYS, SEEDS, plan
-from llm_roofline.simulate import disagg_pools, simulate
-from llm_roofline.workload import make_workload
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.planning.fleet_plan import BEST_KEYS, SEEDS, plan
+from llm_roofline.sim.simulate import disagg_pools, simulate
+from llm_roofline.sim.workload import make_workload
 
 MODEL = "llama-3.1-8b"
 RATE, I, O = 60.0, 512, 128
@@ -451,7 +451,7 @@ def test_cli_prices_per_chip_decide_which_chip_is_cheapest(capsys):
 
 def test_cli_price_applies_to_a_chip_named_by_its_file(capsys, tmp_path):
     # a chip record of your own carries its price ($7 an hour); --price ID=USD over it
-    from llm_roofline.catalog import hardware_toml
+    from llm_roofline.hardware.catalog import hardware_toml
 
     rec = tmp_path / "mine.toml"
     rec.write_text(hardware_toml("h100-sxm").replace("[h100-sxm]", "[my-h100]", 1).replace(
@@ -465,7 +465,7 @@ def test_cli_price_applies_to_a_chip_named_by_its_file(capsys, tmp_path):
 
 
 def test_cli_times_show_which_side_of_the_target_they_fall():
-    from llm_roofline.cli.plan import _meets, _ms
+    from llm_roofline.cli.cmd_plan import _meets, _ms
 
     # 30.04 ms against a 30 ms target misses: one decimal ("30.0") would hide it
     assert _ms(0.03004, 30.0) == "30.04"

@@ -38,7 +38,7 @@ def test_a_figure_worker_failure_is_the_error_it_was(
     then prints one line and exits 2, whichever process drew the figure."""
     import sys
 
-    from llm_roofline.errors import InputError
+    from llm_roofline._core.errors import InputError
     from llm_roofline.plots import workers
 
     if sys.platform != "linux":
@@ -284,7 +284,7 @@ def test_the_residual_figure_reads_cleanly(saved_figures: list[Any], tmp_path: P
     """The held-out residuals of `validate --cv --out` (the errors made up here: the figure's
     layout is under test, and the cross-validation takes seconds)."""
     from llm_roofline.plots import write_residual_figure
-    from llm_roofline.validate import load_rows
+    from llm_roofline.validation.validate import load_rows
 
     rows = [r.row for r in load_rows()]
     errors = np.random.default_rng(0).normal(0.0, 0.2, len(rows))

@@ -11,7 +11,7 @@ import pytest
 
 import llm_roofline as lr
 from llm_roofline import Chip, System, spec_from_config
-from llm_roofline.roofline import StepTime
+from llm_roofline.engine.roofline import StepTime
 
 
 def chip_with(flops: float, bw: float, mem: float = 16e9) -> Chip:

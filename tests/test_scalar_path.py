@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.parallel import CommModel, Parallelism
+from llm_roofline.engine.parallel import CommModel, Parallelism
 
 FIELDS = [
     f.name
@@ -84,8 +84,8 @@ def test_prefill_scalar_equals_array(
 def test_many_mixed_steps_equal_one_at_a_time() -> None:
     """`mixed_step` over many passes (`context_mean`) gives each pass what a call of its own
     gives: the two ways of averaging a spread of contexts agree."""
-    from llm_roofline.roofline import mixed_step
-    from llm_roofline.spans import Spans
+    from llm_roofline.engine.roofline import mixed_step
+    from llm_roofline.serving.spans import Spans
 
     batch = np.array([1.0, 16.0, 16.0, 300.0])
     first = np.array([100.0, 5000.0, 5100.0, 40000.0])
@@ -144,7 +144,7 @@ def test_a_chip_cannot_change_under_a_cached_plan() -> None:
 
 
 def test_one_mixed_step_takes_one_batch() -> None:
-    from llm_roofline.roofline import mixed_step
+    from llm_roofline.engine.roofline import mixed_step
 
     with pytest.raises(lr.InputError, match="decode_batch"):
         mixed_step(

@@ -13,19 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llm_roofline.deployment import deployment
-from llm_roofline.scenarios import (
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.deploy.scenarios.columns import predict_rows
+from llm_roofline.deploy.scenarios.rows import (
     INPUT_COLUMNS,
     OUTPUT_COLUMNS,
     RANGE_COLUMNS,
     ScenarioResult,
     predict_one,
-    predict_rows,
     read_scenarios,
     write_results,
 )
-from llm_roofline.serving import MODES
-from llm_roofline.spans import MAX_STEPS_SAMPLED, Spans, contexts
+from llm_roofline.serving.modes import MODES
+from llm_roofline.serving.spans import MAX_STEPS_SAMPLED, Spans, contexts
 
 # model, hardware, chips, tp, pp, ep, replicas, weight_dtype, kv_dtype, engine: every engine,
 # replicas with uneven batches, a pipeline, MoE with MLA, a sliding window, one that cannot fit
@@ -129,7 +129,7 @@ def test_grouped_path_equals_the_per_row_path_across_several_engine_calls(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A large group is cut into engine calls of about POINTS_PER_CALL decode contexts."""
-    import llm_roofline.serving as serving
+    import llm_roofline.serving.modes as serving
 
     monkeypatch.setattr(serving, "POINTS_PER_CALL", 2000)
     rows = _rows(160, seed=21)
@@ -241,7 +241,7 @@ def test_the_columnar_file_path_writes_the_per_row_paths_file(
     expected file is the one the per-row path writes (`read_scenarios`, `predict_rows`,
     `write_results`): on purpose, since what is checked is that the two paths agree, byte for
     byte, with the same errors in the same order, on mixed rows with bad ones among them."""
-    from llm_roofline.scenario_columns import predict_file
+    from llm_roofline.deploy.scenarios.columns import predict_file
 
     rows = [[r[c] for c in INPUT_COLUMNS] for _, r in _rows(400, seed=17)]
     good = rows[1]

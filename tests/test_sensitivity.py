@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from llm_roofline import ModelSpec, spec_from_config
-from llm_roofline.chip_ranking import across_catalog
-from llm_roofline.deployment import Deployment, deployment
-from llm_roofline.errors import InputError
-from llm_roofline.hardware import Chip
-from llm_roofline.sensitivity import (
+from llm_roofline._core.errors import InputError
+from llm_roofline.deploy.deployment import Deployment, deployment
+from llm_roofline.hardware.chip import Chip
+from llm_roofline.whatif.chip_ranking import across_catalog
+from llm_roofline.whatif.sensitivity import (
     FIGURES,
     METRICS,
     largest_batch,
@@ -276,7 +276,7 @@ def test_scale_out_bandwidth_by_hand() -> None:
     # bytes = 2,048 bytes: a ring, 2(n − 1)/n · M / bw = 2,048 / 1e8 s each (a tree's 2M / bw
     # is twice it), 8 × 20.48 µs = 163.84 µs, added to the step (one micro-batch: batch 1).
     # +10% scale-out bandwidth: 70.239232 + 163.84 / 1.1 µs. Scale-up bandwidth moves nothing.
-    from llm_roofline.parallel import CommModel
+    from llm_roofline.engine.parallel import CommModel
 
     chip = replace(_chip(), scale_up_domain=1, scale_up_bw=0.0, scale_out_bw=1e8)
     dep = deployment(

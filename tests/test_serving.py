@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.serving import serve
+from llm_roofline.engine.roofline import mixed_step
+from llm_roofline.serving.modes import serve
 
 from .conftest import make_chip
 
@@ -66,7 +67,7 @@ def test_continuous_ttft_is_one_step_carrying_the_whole_prompt(
 ) -> None:
     chip = make_chip()
     r = serve(small_model, chip, batch=2, input_len=1000, output_len=50, mode="continuous")
-    first = lr.roofline.mixed_step(
+    first = mixed_step(
         small_model,
         chip,
         decode_batch=2,

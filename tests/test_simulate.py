@@ -10,12 +10,12 @@ import re
 import numpy as np
 import pytest
 
+from llm_roofline._core.errors import InputError
 from llm_roofline.cli import main
-from llm_roofline.deployment import deployment
-from llm_roofline.errors import InputError
-from llm_roofline.simulate import LATENCY_KEYS, capacity_rps, disagg_pools, simulate
-from llm_roofline.steptable import StepTable, errors_against_engine
-from llm_roofline.workload import Workload, make_workload
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.sim.simulate import LATENCY_KEYS, capacity_rps, disagg_pools, simulate
+from llm_roofline.sim.step_predictor import StepTable, errors_against_engine
+from llm_roofline.sim.workload import Workload, make_workload
 
 I, O = 512, 64  # prompt and output tokens of the fixed-length workloads below
 
@@ -456,7 +456,7 @@ def test_kv_hand_off_counts_the_chips_holding_a_sequence():
     copy each), so one sequence's KV is spread over min(16, 8) = 8 chips, not 16, and a hand-off
     between two such instances (32 chips, over the 50 GB/s network) moves 1.342 GB through 8
     chips a side: 1,342,177,280 / (8 × 50e9) + 5e-6 = 3.361 ms, as for tp 8."""
-    from llm_roofline.collectives import kv_transfer_time
+    from llm_roofline.engine.collectives import kv_transfer_time
 
     d16 = deployment("llama-3.1-70b", "h100-sxm", 16, tp=16, engine="ideal")
     holders = d16.parallel.sequence_kv_chips(d16.model)

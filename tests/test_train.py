@@ -9,8 +9,9 @@ B / t_step.
 Here Llama 3.1 8B on one H100 SXM serves Poisson traffic of short prompts (64 tokens, which
 fit the step's budget of 8,192 tokens beside at most 256 decodes) and 256-token answers at
 half and 0.8 of its capacity: the instance never idles (the train always runs) and no slot
-or KV shortage holds a prompt back. `llm_roofline.train.rides` reads, for every request, the
-step it arrived during and the step it boarded off the run's timeline (every step kept).
+or KV shortage holds a prompt back. `llm_roofline.planning.train.rides` reads, for every
+request, the step it arrived during and the step it boarded off the run's timeline (every
+step kept).
 Expected figures come from hand arithmetic stated beside them or from direct engine calls,
 never from the simulator's own summary; the last two tests break the train's conditions
 (a prompt longer than the budget, more traffic than the slots serve) and check the bound
@@ -24,11 +25,11 @@ from functools import cache
 import numpy as np
 import pytest
 
-from llm_roofline.deployment import Deployment, deployment
-from llm_roofline.errors import InputError
-from llm_roofline.simulate import SimResult, capacity_rps, simulate
-from llm_roofline.train import Rides, rides
-from llm_roofline.workload import Workload, make_workload
+from llm_roofline._core.errors import InputError
+from llm_roofline.deploy.deployment import Deployment, deployment
+from llm_roofline.planning.train import Rides, rides
+from llm_roofline.sim.simulate import SimResult, capacity_rps, simulate
+from llm_roofline.sim.workload import Workload, make_workload
 
 ENGINES = ("ideal", "calibrated")
 I, O = 64, 256  # prompt and answer tokens of the train runs

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.calibrate import Profile, get_profile, list_profiles, pass_time
-from llm_roofline.fitting import PARAMETERS, fit, from_z, to_z
-from llm_roofline.parallel import Parallelism
-from llm_roofline.serving import compose, serving_terms
-from llm_roofline.validate import METRICS, load_rows, summarise, validate
+from llm_roofline.calibration.fitting import PARAMETERS, fit, from_z, to_z
+from llm_roofline.calibration.profile import Profile, get_profile, list_profiles, pass_time
+from llm_roofline.engine.parallel import Parallelism
+from llm_roofline.serving.modes import compose, serve, serving_terms
+from llm_roofline.validation.validate import METRICS, load_rows, summarise, validate
 
 
 def test_every_row_is_traceable_and_uses_catalog_ids() -> None:
@@ -213,8 +213,8 @@ def test_ideal_profile_is_the_ideal_engine_without_overlap_of_comm() -> None:
 
 
 def test_serve_with_a_profile() -> None:
-    ideal = lr.serving.serve("llama-3.1-8b", "h100-sxm", batch=8, input_len=512, output_len=64)
-    cal = lr.serving.serve(
+    ideal = serve("llama-3.1-8b", "h100-sxm", batch=8, input_len=512, output_len=64)
+    cal = serve(
         "llama-3.1-8b",
         "h100-sxm",
         batch=8,

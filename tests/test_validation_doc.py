@@ -31,7 +31,7 @@ def ideal() -> dict:  # type: ignore[type-arg]
 def test_ideal_numbers(text: str, ideal: dict) -> None:  # type: ignore[type-arg]
     s = ideal["summary"]
     assert f"holds **{s['rows']}** rows" in text
-    from llm_roofline.validate import load_rows
+    from llm_roofline.validation.validate import load_rows
 
     added = [r for r in load_rows() if r.row > 1000]
     assert f"and {len(added)} added from further sources" in text
@@ -74,8 +74,8 @@ def test_calibrated_and_cross_validation_numbers(text: str, ideal: dict) -> None
             assert row + f"{v['coverage_80']:.0%} |" in text, name
     assert f"each of the {len(cv['source']['groups'])} sources" in text
     # the constants' table: each shared constant, its prior's range and its standard error
-    from llm_roofline.calibrate import shipped
-    from llm_roofline.fitting import PARAMETERS, from_z, load_priors
+    from llm_roofline.calibration.fitting import PARAMETERS, from_z, load_priors
+    from llm_roofline.calibration.profile import shipped
 
     fitted, priors = shipped().fitted, load_priors()  # type: ignore[union-attr]
 
@@ -108,7 +108,7 @@ def test_unmapped_rows_are_listed(text: str) -> None:
         if line.startswith("| ") and line.split("|")[1].strip().isdigit()
     )
     assert f"The **{n}** rows that could not be mapped" in text
-    from llm_roofline.validate import load_rows
+    from llm_roofline.validation.validate import load_rows
 
     shared_rows = [r for r in load_rows() if r.row < 1000]
     # every row of tests/data/measurements.csv is mapped or listed

@@ -13,7 +13,7 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from llm_roofline.plan import BEST_KEYS  # noqa: E402
+from llm_roofline.planning.fleet_plan import BEST_KEYS  # noqa: E402
 from llm_roofline.web import create_app  # noqa: E402
 
 APP = create_app()
@@ -80,7 +80,7 @@ def test_docs_work_offline() -> None:
 
 def test_options_name_the_fields_values() -> None:
     from llm_roofline import OVERLAP_MODES
-    from llm_roofline.dtypes import get_dtype
+    from llm_roofline._core.dtypes import get_dtype
 
     opts = client.get("/api/options").json()
     assert opts["overlap"] == list(OVERLAP_MODES)
@@ -115,7 +115,7 @@ def test_the_batch_axis_ends_near_what_fits() -> None:
     dwarfing what can run), holds that batch itself, and starts at 1 with points spread by
     ratio too (a log axis draws smooth). Llama 3.1 8B on one H100 at 4,096 tokens: the library's
     largest batch, asked directly."""
-    from llm_roofline.deployment import deployment
+    from llm_roofline.deploy.deployment import deployment
 
     fit = int(deployment("llama-3.1-8b", "h100-sxm", 1).max_batch(4096))
     body = {**BODY, "model": "llama-3.1-8b", "hardware": "h100-sxm", "chips": 1}
@@ -127,7 +127,7 @@ def test_the_batch_axis_ends_near_what_fits() -> None:
 
 
 def test_report_for_an_uploaded_config() -> None:
-    from llm_roofline.catalog import model_entry
+    from llm_roofline.model.checkpoints import model_entry
 
     cfg = model_entry("qwen3-8b").config
     r = client.post("/api/report", json={**BODY, "model": None, "config": cfg})
@@ -353,7 +353,7 @@ def test_simulate_has_the_contract_the_curve_and_the_timeline() -> None:
 def test_simulate_at_near_zero_load_is_one_request_alone() -> None:
     """Arrivals 100 s apart on average (each finds the server empty): the percentiles are one
     request's, as `predict --mode static --batch 1` gives them, an independent engine call."""
-    from llm_roofline.deployment import deployment
+    from llm_roofline.deploy.deployment import deployment
 
     r = client.post("/api/simulate", json={**SIM, "rate": 0.01, "requests": 20})
     assert r.status_code == 200, r.text
@@ -378,7 +378,7 @@ def test_simulate_unstable_gives_no_percentile() -> None:
 
 
 def test_simulate_closed_loop_and_disaggregated() -> None:
-    from llm_roofline.deployment import deployment
+    from llm_roofline.deploy.deployment import deployment
 
     # one client: its requests back to back, each alone (predict's static batch 1)
     r = client.post("/api/simulate", json={**SIM, "concurrency": 1, "requests": 5})
@@ -448,7 +448,7 @@ PLAN = {
 
 
 def test_plan_finds_a_fleet_within_the_targets() -> None:
-    from llm_roofline.catalog import get_hardware
+    from llm_roofline.hardware.catalog import get_hardware
 
     r = client.post("/api/plan", json=PLAN)
     assert r.status_code == 200, r.text
@@ -549,8 +549,8 @@ def test_an_empty_frontier_says_why() -> None:
     """Llama 3.1 70B in q4_k_m at 32,768 tokens on RTX 4090s: the chip has a price, but not one
     sequence fits on any chip count the frontier tries, so there is no frontier; the report
     says that, not that the chip has no price."""
-    from llm_roofline.curves import latency_cost_grid
-    from llm_roofline.deployment import deployment
+    from llm_roofline.deploy.curves import latency_cost_grid
+    from llm_roofline.deploy.deployment import deployment
 
     dep = deployment("llama-3.1-70b", "rtx-4090", 2, weight_dtype="q4_k_m")
     assert dep.chip.price_usd_per_s > 0
@@ -580,7 +580,7 @@ def test_a_context_beyond_the_trained_maximum_warns_and_is_drawn() -> None:
     """200k tokens (204,800) for Llama 3.1 8B, trained to 131,072 (its config's
     max_position_embeddings): the command line's warning, and the step-vs-context axis reaching
     the chosen context."""
-    from llm_roofline.catalog import model_entry
+    from llm_roofline.model.checkpoints import model_entry
 
     top = model_entry("llama-3.1-8b").spec.max_context
     assert top == 131072
@@ -598,7 +598,7 @@ def test_the_longest_shipped_context_is_accepted() -> None:
     """Llama 4 Scout's config gives max_position_embeddings 10,485,760 (10M as context lengths
     are written, 10 x 2^20): a request at that context is answered, not refused for passing a
     decimal 10,000,000; past 16M (2^24 = 16,777,216) it is a 422 naming the field."""
-    from llm_roofline.catalog import model_entry
+    from llm_roofline.model.checkpoints import model_entry
 
     top = model_entry("llama-4-scout").spec.max_context
     assert top == 10 * 2**20 == 10_485_760
@@ -621,7 +621,7 @@ def test_tokens_per_second_per_user_is_one_token_a_step() -> None:
 def test_plan_costs_the_hardware_at_the_price_given() -> None:
     """A price for a chip of the plan costs the fleet at it: the best fleet's $/hour is its
     chips × the price, and the answer says which price each chip was costed at."""
-    from llm_roofline.catalog import get_hardware
+    from llm_roofline.hardware.catalog import get_hardware
 
     r = client.post("/api/plan", json={**PLAN, "prices": {"h100-sxm": 2.0}})
     assert r.status_code == 200, r.text

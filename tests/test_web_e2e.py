@@ -314,7 +314,7 @@ def _upload(p: Page, path: Path) -> None:
 
 
 def test_upload_state_cannot_mislead(server: str, browser: Any, tmp_path: Path) -> None:
-    from llm_roofline.catalog import model_entry
+    from llm_roofline.model.checkpoints import model_entry
 
     p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=16")
     page = p.page
@@ -547,7 +547,7 @@ def test_context_and_batch_read_sizes_as_the_command_line_does(server: str, brow
     """ "32k" in the context is 32,768 tokens, as `--context 32k` on the command line (binary
     k, units.parse_count): the URL holds the true number and the figures are the API's for it.
     Text that is no count is one line naming the field, never a different number."""
-    from llm_roofline.units import parse_count
+    from llm_roofline._core.units import parse_count
 
     p = Page(browser, server + "/?model=llama-3.1-8b&hardware=h100-sxm&batch=16")
     page = p.page

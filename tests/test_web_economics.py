@@ -18,9 +18,8 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from llm_roofline.catalog import model_entry  # noqa: E402
-from llm_roofline.deployment import deployment  # noqa: E402
-from llm_roofline.economics import (  # noqa: E402
+from llm_roofline.deploy.deployment import deployment  # noqa: E402
+from llm_roofline.economics.pricing import (  # noqa: E402
     cache_costs,
     catalog_kv_vs_price_step,
     cost_floor,
@@ -29,6 +28,7 @@ from llm_roofline.economics import (  # noqa: E402
     kv_bytes_from_price_step,
     price_step_active_params,
 )
+from llm_roofline.model.checkpoints import model_entry  # noqa: E402
 from llm_roofline.web import create_app  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
 

@@ -11,9 +11,9 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from llm_roofline.deployment import deployment  # noqa: E402
-from llm_roofline.errors import LlmRooflineWarning  # noqa: E402
-from llm_roofline.report import fit_message  # noqa: E402
+from llm_roofline._core.errors import LlmRooflineWarning  # noqa: E402
+from llm_roofline.deploy.deployment import deployment  # noqa: E402
+from llm_roofline.deploy.report_table import fit_message  # noqa: E402
 from llm_roofline.web import create_app  # noqa: E402
 
 client = TestClient(create_app())
@@ -63,8 +63,8 @@ def test_the_page_gets_the_librarys_fit_line() -> None:
 def test_the_note_is_the_warnings_line_and_a_pure_call() -> None:
     """`hf_config.unknown_type_note` gives the line `spec_from_config` warns with (None for a
     known type), and raises no warning itself."""
-    from llm_roofline.catalog import model_entry
-    from llm_roofline.hf_config import spec_from_config, unknown_type_note
+    from llm_roofline.model.checkpoints import model_entry
+    from llm_roofline.model.hf.config import spec_from_config, unknown_type_note
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -84,7 +84,7 @@ def test_another_threads_warnings_do_not_land_in_a_report() -> None:
     import sys
     import threading
 
-    from llm_roofline.web.report import config_warnings
+    from llm_roofline.web.report_body import config_warnings
     from llm_roofline.web.schemas import ReportRequest
 
     req = ReportRequest.model_validate({"model": "olmo2-7b", "config": OLMO2})

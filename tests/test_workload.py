@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llm_roofline.errors import InputError
-from llm_roofline.workload import (
+from llm_roofline._core.errors import InputError
+from llm_roofline.sim.workload import (
     ARRIVALS,
     LENGTH_DISTS,
     SHAREGPT_CV,

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 import llm_roofline as lr
-from llm_roofline.parallel import Parallelism
+from llm_roofline.engine.parallel import Parallelism
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -183,7 +183,7 @@ def accuracy_rows() -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
     parallelism (the adapters map ``chips`` to tensor parallel), at most ``ACCURACY_MAX_ROWS``.
     Context per sequence: ``input_len + output_len / 2`` (the average over the decode).
     """
-    from llm_roofline.validate import load_rows, validate
+    from llm_roofline.validation.validate import load_rows, validate
 
     rows = [r for r in load_rows() if r.metric == "tpot_s" and not r.ceiling and r.batch]
     ours: dict[str, Any] = {}

@@ -18,23 +18,12 @@ surface; the split is chosen by a documented rule when only chips are given:
 
 from __future__ import annotations
 
-from .catalog import (
-    ModelEntry,
-    get_hardware,
-    get_model,
-    list_hardware,
-    list_models,
-    model_entry,
-)
-from .cost import joules_per_token, usd_per_million_tokens, usd_per_token
-from .deployment import Deployment, auto_split, deployment
-from .dtypes import DType, get_dtype, list_dtypes
-from .errors import ConfigError, InputError, LlmRooflineError, UnknownIdError
-from .hardware import Chip, System
-from .hf_config import load_config, spec_from_config
-from .memory import MemoryUse, max_batch, memory_use
-from .model import FFN, Attention, LayerGroup, ModelSpec, experts_touched
-from .roofline import (
+from llm_roofline._core.dtypes import DType, get_dtype, list_dtypes
+from llm_roofline._core.errors import ConfigError, InputError, LlmRooflineError, UnknownIdError
+from llm_roofline.deploy.deployment import Deployment, auto_split, deployment
+from llm_roofline.engine.cost import joules_per_token, usd_per_million_tokens, usd_per_token
+from llm_roofline.engine.memory import MemoryUse, max_batch, memory_use
+from llm_roofline.engine.roofline import (
     BOUND_NAMES,
     OVERLAP_MODES,
     StepTime,
@@ -46,6 +35,11 @@ from .roofline import (
     latency_floor,
     prefill,
 )
+from llm_roofline.hardware.catalog import get_hardware, list_hardware
+from llm_roofline.hardware.chip import Chip, System
+from llm_roofline.model.checkpoints import ModelEntry, get_model, list_models, model_entry
+from llm_roofline.model.hf.config import load_config, spec_from_config
+from llm_roofline.model.spec import FFN, Attention, LayerGroup, ModelSpec, experts_touched
 
 __version__ = "0.1.0"
 

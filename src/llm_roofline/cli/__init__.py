@@ -21,19 +21,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import (
-    catalog,
-    economics,
-    optimize,
-    plan,
-    predict,
-    report,
-    serve,
-    simulate,
-    validation,
-    whatif,
-)
-from ._common import Parser
+from llm_roofline.cli import cmd_catalog as catalog
+from llm_roofline.cli import cmd_economics as economics
+from llm_roofline.cli import cmd_optimize as optimize
+from llm_roofline.cli import cmd_plan as plan
+from llm_roofline.cli import cmd_predict as predict
+from llm_roofline.cli import cmd_report as report
+from llm_roofline.cli import cmd_serve as serve
+from llm_roofline.cli import cmd_simulate as simulate
+from llm_roofline.cli import cmd_validation as validation
+from llm_roofline.cli import cmd_whatif as whatif
+from llm_roofline.cli._common import Parser
 
 __all__ = ["build_parser", "main"]
 
@@ -99,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import warnings
 
-    from ..errors import LlmRooflineError, LlmRooflineWarning
+    from llm_roofline._core.errors import LlmRooflineError, LlmRooflineWarning
 
     with warnings.catch_warnings():  # restores the filters and the printer afterwards
         warnings.simplefilter("default", LlmRooflineWarning)  # each distinct one once

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from llm_roofline.cli import main
 
 sys.exit(main())

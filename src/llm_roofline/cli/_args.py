@@ -8,10 +8,10 @@ import argparse
 import math
 from collections.abc import Callable
 
-from .. import units
-from ..errors import InputError
-from ..units import COUNT_HELP, parse_count
-from ._format import fmt_sig
+from llm_roofline._core import units
+from llm_roofline._core.errors import InputError
+from llm_roofline._core.units import COUNT_HELP, parse_count
+from llm_roofline.cli._format import fmt_sig
 
 SIZES = f"sizes like 16k or 1M ({COUNT_HELP})"
 _BIG = 10**18  # larger counts are refused while parsing; the library names its own limits

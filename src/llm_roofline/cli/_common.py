@@ -10,73 +10,29 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
-from ..roofline import OVERLAP_MODES  # the package (numpy) is loaded already: costs nothing
-from ._args import (  # re-exported: the verbs import them from here
-    SIZES as SIZES,
-)
-from ._args import (
-    float_list as float_list,
-)
-from ._args import (
-    int_list as int_list,
-)
-from ._args import (
-    nonneg_int as nonneg_int,
-)
-from ._args import (
-    positive_float as positive_float,
-)
-from ._args import (
-    positive_int as positive_int,
-)
-from ._args import (
-    price as price,
-)
-from ._args import (
-    written_out as written_out,
-)
-from ._format import (
-    dump_json as dump_json,
-)
-from ._format import (
-    fit_widths as fit_widths,
-)
-from ._format import (
-    fmt_bytes as fmt_bytes,
-)
-from ._format import (
-    fmt_count as fmt_count,
-)
-from ._format import (
-    fmt_money as fmt_money,
-)
-from ._format import (  # re-exported: the verbs import them from here
-    fmt_num as fmt_num,
-)
-from ._format import (
-    fmt_range as fmt_range,
-)
-from ._format import (
-    fmt_sig as fmt_sig,
-)
-from ._format import (
-    fmt_time as fmt_time,
-)
-from ._format import (
-    plural as plural,
-)
-from ._format import (
-    print_table as print_table,
-)
-from ._format import (
-    range_cells as range_cells,
-)
-from ._format import (
-    time_cells as time_cells,
-)
-from ._format import (
-    time_unit as time_unit,
-)
+from llm_roofline.cli._args import SIZES as SIZES
+from llm_roofline.cli._args import float_list as float_list
+from llm_roofline.cli._args import int_list as int_list
+from llm_roofline.cli._args import nonneg_int as nonneg_int
+from llm_roofline.cli._args import positive_float as positive_float
+from llm_roofline.cli._args import positive_int as positive_int
+from llm_roofline.cli._args import price as price
+from llm_roofline.cli._args import written_out as written_out
+from llm_roofline.cli._format import dump_json as dump_json
+from llm_roofline.cli._format import fit_widths as fit_widths
+from llm_roofline.cli._format import fmt_bytes as fmt_bytes
+from llm_roofline.cli._format import fmt_count as fmt_count
+from llm_roofline.cli._format import fmt_money as fmt_money
+from llm_roofline.cli._format import fmt_num as fmt_num
+from llm_roofline.cli._format import fmt_range as fmt_range
+from llm_roofline.cli._format import fmt_sig as fmt_sig
+from llm_roofline.cli._format import fmt_time as fmt_time
+from llm_roofline.cli._format import plural as plural
+from llm_roofline.cli._format import print_table as print_table
+from llm_roofline.cli._format import range_cells as range_cells
+from llm_roofline.cli._format import time_cells as time_cells
+from llm_roofline.cli._format import time_unit as time_unit
+from llm_roofline.engine.roofline import OVERLAP_MODES
 
 # where a help text names the fitted engine families: `HelpFormatter` puts `engine_families()`
 # in its place when help is printed (reading profiles.toml at every start would slow them all)
@@ -94,7 +50,7 @@ def engine_families() -> str:
     """The engine families `--engine` takes besides calibrated and ideal, as the library lists
     them (`calibrate.list_profiles`: the families fitted in data/profiles.toml), each with the
     other names it answers to: 'llama.cpp (llamacpp, llama-cpp), lmdeploy, ...'."""
-    from .. import calibrate
+    from llm_roofline.calibration import profile as calibrate
 
     names = calibrate.list_profiles()
     aliases: dict[str, list[str]] = {}
@@ -192,7 +148,7 @@ def examples(*commands: str, width: int = 88) -> str:
 def chip_from_args(args: argparse.Namespace) -> Any:
     """The chip of --hardware (a catalog id or a FILE.toml record) at --price when given (0:
     hardware you own)."""
-    from ..catalog import get_hardware
+    from llm_roofline.hardware.catalog import get_hardware
 
     chip = get_hardware(args.hardware)
     given = getattr(args, "price", None)
@@ -240,7 +196,7 @@ def system_flags(
     chips: bool = True,
     needed: str = "",
 ) -> None:
-    """The flags of a deployment (`llm_roofline.deployment`), the same on every verb.
+    """The flags of a deployment (`llm_roofline.deploy.deployment`), the same on every verb.
     `required=False`: --model and --hardware are optional to argparse; `needed` says when the
     verb wants them all the same (e.g. "required without --scenarios")."""
     need = " (required)" if required else (f" ({needed})" if needed else "")
@@ -315,7 +271,7 @@ def json_flag(p: argparse.ArgumentParser) -> None:
 
 def deployment_from_args(args: argparse.Namespace, chips: int | None = None) -> Any:
     """The Deployment the flags describe (one rule for every verb)."""
-    from ..deployment import deployment
+    from llm_roofline.deploy.deployment import deployment
 
     return deployment(
         args.model,

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .. import units
+from llm_roofline._core import units
 
 
 def fmt_num(v: float, digits: int = 3) -> str:

@@ -24,15 +24,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..deployment import Deployment
-from .canvas import import_matplotlib, save
-from .cost import fig_cost_vs_batch, fig_cost_vs_tokens_per_pass, fig_latency_vs_cost
-from .economics import write_cache_tiers_figure, write_cost_vs_context_figure
-from .optimize import write_frontier_figure
-from .spec import PlotSpec
-from .step import context_crossover, fig_step_vs_batch, fig_step_vs_context
-from .validation import write_residual_figure, write_validation_figure
-from .workers import run_split
+from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.plots.canvas import import_matplotlib, save
+from llm_roofline.plots.fig_cost import (
+    fig_cost_vs_batch,
+    fig_cost_vs_tokens_per_pass,
+    fig_latency_vs_cost,
+)
+from llm_roofline.plots.fig_economics import write_cache_tiers_figure, write_cost_vs_context_figure
+from llm_roofline.plots.fig_optimize import write_frontier_figure
+from llm_roofline.plots.fig_step import context_crossover, fig_step_vs_batch, fig_step_vs_context
+from llm_roofline.plots.fig_validation import write_residual_figure, write_validation_figure
+from llm_roofline.plots.figure_spec import PlotSpec
+from llm_roofline.plots.workers import run_split
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

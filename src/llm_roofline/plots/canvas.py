@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..units import mega, ms
-from . import layout
+from llm_roofline._core.errors import InputError
+from llm_roofline._core.units import mega, ms
+from llm_roofline.plots import layout
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..arrays import FloatArray
+from llm_roofline._core.arrays import FloatArray
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

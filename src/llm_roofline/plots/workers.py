@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from ..errors import LlmRooflineError
+from llm_roofline._core.errors import LlmRooflineError
 
 __all__ = ["available_cores", "run_split"]
 

@@ -6,6 +6,6 @@ every number comes from the engine through the API.
 
 from __future__ import annotations
 
-from .app import create_app
+from llm_roofline.web.app import create_app
 
 __all__ = ["create_app"]

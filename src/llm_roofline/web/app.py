@@ -17,12 +17,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from .. import __version__
-from ..errors import LlmRooflineError
-from .page import page
-from .routes import api
-from .routes_economics import api_economics
-from .routes_whatif import api_whatif
+from llm_roofline import __version__
+from llm_roofline._core.errors import LlmRooflineError
+from llm_roofline.web.page import page
+from llm_roofline.web.routes import api
+from llm_roofline.web.routes_economics import api_economics
+from llm_roofline.web.routes_whatif import api_whatif
 
 __all__ = ["MAX_BODY", "create_app"]
 

@@ -11,19 +11,20 @@ from typing import Any
 import numpy as np
 from fastapi import APIRouter
 
-from ..catalog import get_hardware, hardware_records, list_hardware, list_models, model_entry
-from ..deployment import Deployment
-from ..dtypes import list_dtypes
-from ..errors import ConfigError, InputError
-from ..hardware import Chip
-from ..hf_config import spec_from_config
-from ..model import ModelSpec
-from ..roofline import OVERLAP_MODES
-from ..scenarios import OUTPUT_COLUMNS, RANGE_COLUMNS, scenario_inputs
-from ..units import hour, ms
-from .deployment import deployment_of
-from .report import report_body
-from .schemas import (
+from llm_roofline._core.dtypes import list_dtypes
+from llm_roofline._core.errors import ConfigError, InputError
+from llm_roofline._core.units import hour, ms
+from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.deploy.scenarios.rows import OUTPUT_COLUMNS, RANGE_COLUMNS, scenario_inputs
+from llm_roofline.engine.roofline import OVERLAP_MODES
+from llm_roofline.hardware.catalog import get_hardware, hardware_records, list_hardware
+from llm_roofline.hardware.chip import Chip
+from llm_roofline.model.checkpoints import list_models, model_entry
+from llm_roofline.model.hf.config import spec_from_config
+from llm_roofline.model.spec import ModelSpec
+from llm_roofline.web.report_body import report_body
+from llm_roofline.web.request_deployment import deployment_of
+from llm_roofline.web.schemas import (
     OptimizeRequest,
     PlanRequest,
     PredictRequest,
@@ -102,7 +103,7 @@ def engines() -> list[dict[str, Any]]:
     """The engines a deployment can name: `ideal` (the lower bound), `calibrated` (the
     realistic default) and the fitted profiles, each with its range and what it was fitted
     on."""
-    from ..calibrate import get_profile, list_profiles
+    from llm_roofline.calibration.profile import get_profile, list_profiles
 
     out = []
     for name in list_profiles():
@@ -151,14 +152,14 @@ def predict(req: PredictRequest) -> dict[str, Any]:
 
 @api.post("/sweep")
 def sweep(req: SweepRequest) -> dict[str, Any]:
-    from ..report import sweep as run_sweep
+    from llm_roofline.deploy.report_table import sweep as run_sweep
 
     return {"rows": run_sweep(deployment_of(req), req.batches, req.contexts)}
 
 
 @api.post("/optimize")
 def optimize(req: OptimizeRequest) -> dict[str, Any]:
-    from ..optimize import search
+    from llm_roofline.planning.optimize import search
 
     res = search(
         deployment_of(req),
@@ -191,13 +192,13 @@ SIM_STEPS = 5_000_000
 SIM_INSTANCES = 64
 
 
-def _json(x: Any) -> Any:
+def json_body(x: Any) -> Any:
     """A value for JSON: numpy scalars and arrays as Python numbers and lists, a non-finite
     number (an unstable run's figure, an unbounded capacity) as null."""
     if isinstance(x, dict):
-        return {str(k): _json(v) for k, v in x.items()}
+        return {str(k): json_body(v) for k, v in x.items()}
     if isinstance(x, list | tuple | np.ndarray):
-        return [_json(v) for v in x]
+        return [json_body(v) for v in x]
     if isinstance(x, bool | np.bool_):
         return bool(x)
     if isinstance(x, int | np.integer):
@@ -215,7 +216,7 @@ def _timeline(tl: dict[str, Any], points: int = TIMELINE_POINTS) -> dict[str, An
         return {k: [] for k in keys}
     n = len(tl["t_s"])
     idx = np.unique(np.linspace(0, n - 1, min(n, points)).round().astype(np.int64))
-    return {k: _json(np.asarray(tl[k])[idx]) for k in keys}
+    return {k: json_body(np.asarray(tl[k])[idx]) for k in keys}
 
 
 def _curve_requests(req: SimulateRequest, dep: Deployment, pf: Deployment | None) -> int:
@@ -263,9 +264,9 @@ def simulate(req: SimulateRequest) -> dict[str, Any]:
     with the latency percentiles against load up to the capacity (`latency_vs_load`) and the
     first instance's queue and KV memory over the run (`timeline`, at most 300 points). An
     open loop offering more than the capacity is `stable: false`, its percentiles null."""
-    from ..simulate import disagg_pools, latency_against_load, parse_disagg
-    from ..simulate import simulate as run
-    from ..workload import make_workload
+    from llm_roofline.sim.simulate import disagg_pools, latency_against_load, parse_disagg
+    from llm_roofline.sim.simulate import simulate as run
+    from llm_roofline.sim.workload import make_workload
 
     dep = deployment_of(req)
     pf = None
@@ -321,7 +322,7 @@ def simulate(req: SimulateRequest) -> dict[str, Any]:
         if cap is not None and math.isfinite(cap) and cap > 0
         else []
     )
-    body: dict[str, Any] = _json(
+    body: dict[str, Any] = json_body(
         {
             "deployment": dep.as_dict(),
             "prefill_deployment": pf.as_dict() if pf is not None else None,
@@ -352,7 +353,7 @@ def _plan_model(req: PlanRequest) -> str | ModelSpec:
 def _plan_chips(req: PlanRequest) -> list[Chip]:
     """The request's catalog chips (the server reads no file), each at the request's price
     where it gives one (`plan.priced_chips`: a 400 naming `prices` otherwise)."""
-    from ..plan import priced_chips
+    from llm_roofline.planning.fleet_plan import priced_chips
 
     return priced_chips([get_hardware(h, files=False) for h in req.hardware], req.prices)
 
@@ -367,7 +368,7 @@ def plan(req: PlanRequest) -> dict[str, Any]:
     both, with `reason` saying which target binds), the frontier of the fleets simulated
     (`candidates`) and what the search did. Models and chips are catalog ids or the body's
     own config: the server reads no file."""
-    from ..plan import plan as search
+    from llm_roofline.planning.fleet_plan import plan as search
 
     chips = _plan_chips(req)
     model = _plan_model(req)
@@ -391,7 +392,7 @@ def plan(req: PlanRequest) -> dict[str, Any]:
         max_batched_tokens=req.max_batched_tokens,
         time_limit_s=PLAN_SECONDS,
     )
-    body: dict[str, Any] = _json(res.as_dict())
+    body: dict[str, Any] = json_body(res.as_dict())
     # the price each chip was costed at, and whether it was the request's or the catalog's
     given = req.prices or {}
     body["prices"] = {

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 from fastapi import APIRouter
 
-from ..deployment import Deployment
-from ..economics import (
+from llm_roofline._core.units import day, mega, sig
+from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.economics.pricing import (
     cache_costs,
     catalog_kv_vs_price_step,
     cost_floor,
@@ -23,10 +24,13 @@ from ..economics import (
     kv_bytes_from_price_step,
     price_step_active_params,
 )
-from ..units import day, mega, sig
-from .deployment import deployment_of
-from .routes import _json
-from .schemas_economics import CacheTiersRequest, CostVsContextRequest, PricingRequest
+from llm_roofline.web.request_deployment import deployment_of
+from llm_roofline.web.routes import json_body
+from llm_roofline.web.schemas_economics import (
+    CacheTiersRequest,
+    CostVsContextRequest,
+    PricingRequest,
+)
 
 __all__ = ["api_economics"]
 
@@ -139,7 +143,7 @@ def pricing(req: PricingRequest) -> dict[str, Any]:
         body["price_step"] = _price_step(req, dep, req.long_context_threshold)
     if req.cache_hit_price is not None:
         body["cache_hit"] = _cache_hit(req, dep, req.cache_hit_price)
-    out: dict[str, Any] = _json(body)
+    out: dict[str, Any] = json_body(body)
     return out
 
 
@@ -153,7 +157,7 @@ def cost_against_context(req: CostVsContextRequest) -> dict[str, Any]:
     contexts = req.contexts or _default_contexts()
     curve = cost_vs_context(dep, contexts)
     none_fit = curve["context"][curve["batch"] < 1]
-    out: dict[str, Any] = _json(
+    out: dict[str, Any] = json_body(
         {
             **_about(dep),
             **curve,
@@ -181,7 +185,7 @@ def cache_tiers(req: CacheTiersRequest) -> dict[str, Any]:
         for i, (h, c) in enumerate(zip(res["hold_s"], res["cheapest"], strict=True))
         if i == 0 or c != res["cheapest"][i - 1]
     ]
-    out: dict[str, Any] = _json(
+    out: dict[str, Any] = json_body(
         {
             **_about(dep),
             **res,

@@ -9,13 +9,13 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from ..catalog import model_entry
-from ..errors import ConfigError, UnknownIdError
-from ..model import ModelSpec
-from ..units import ms
-from .deployment import deployment_of
-from .routes import _json
-from .schemas_whatif import FastModeRequest, SensitivityRequest
+from llm_roofline._core.errors import ConfigError, UnknownIdError
+from llm_roofline._core.units import ms
+from llm_roofline.model.checkpoints import model_entry
+from llm_roofline.model.spec import ModelSpec
+from llm_roofline.web.request_deployment import deployment_of
+from llm_roofline.web.routes import json_body
+from llm_roofline.web.schemas_whatif import FastModeRequest, SensitivityRequest
 
 __all__ = ["api_whatif"]
 
@@ -28,8 +28,8 @@ def sensitivity(req: SensitivityRequest) -> dict[str, Any]:
     per million tokens at the batch given, the largest that fits and (with `tpot_ms`) the
     largest within the target (`llm-roofline sensitivity --json`'s `sensitivity`); with
     `across_catalog`, `catalog`: every catalog chip's cheapest setting and what bounds it."""
-    from ..chip_ranking import across_catalog
-    from ..sensitivity import sensitivity as run
+    from llm_roofline.whatif.chip_ranking import across_catalog
+    from llm_roofline.whatif.sensitivity import sensitivity as run
 
     dep = deployment_of(req)
     target = req.tpot_ms * ms if req.tpot_ms is not None else None
@@ -43,7 +43,7 @@ def sensitivity(req: SensitivityRequest) -> dict[str, Any]:
         if req.across_catalog
         else None
     )
-    return dict(_json(out))
+    return dict(json_body(out))
 
 
 def _draft(name: str) -> str | ModelSpec | None:
@@ -65,8 +65,8 @@ def fast_mode(req: FastModeRequest) -> dict[str, Any]:
     with the model's own MTP layer; `not_tried` says why an option was left out), the price
     multiple each implies, and each option's frontier of price multiple against speed-up
     (`llm-roofline fast-mode --json`)."""
-    from ..drafts import mtp_layers_in
-    from ..fast_mode import fast_mode as run
+    from llm_roofline.whatif.drafts import mtp_layers_in
+    from llm_roofline.whatif.fast_mode import fast_mode as run
 
     dep = deployment_of(req)
     # the MTP layers the uploaded config.json or the catalog model's states (the server reads
@@ -84,4 +84,4 @@ def fast_mode(req: FastModeRequest) -> dict[str, Any]:
         max_chips=req.max_chips,
         mtp_layers=mtp,
     )
-    return dict(_json(res.as_dict()))
+    return dict(json_body(res.as_dict()))

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field, StrictInt, field_validator
 
-from .schemas import MAX_CONTEXT, SystemQuery
+from llm_roofline.web.schemas import MAX_CONTEXT, SystemQuery
 
 __all__ = ["CacheTiersRequest", "CostVsContextRequest", "PricingRequest"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pydantic import Field, StrictInt
 
-from ..sensitivity import MAX_CHIPS, MAX_STEP, MIN_STEP
-from .schemas import MAX_CONTEXT, SystemQuery
+from llm_roofline.web.schemas import MAX_CONTEXT, SystemQuery
+from llm_roofline.whatif.sensitivity import MAX_CHIPS, MAX_STEP, MIN_STEP
 
 __all__ = ["FastModeRequest", "SensitivityRequest"]
 

@@ -1,0 +1,1 @@
+"""The calibrated engine: the ideal terms under fitted constants, and their fit."""

@@ -1,0 +1,280 @@
+"""Verb `simulate`: serve a traffic on a deployment, step by step (`llm_roofline.sim.simulate`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from llm_roofline._core import units
+from llm_roofline.cli._common import (
+    SIZES,
+    Parser,
+    deployment_from_args,
+    dump_json,
+    examples,
+    json_flag,
+    positive_float,
+    positive_int,
+    print_table,
+    system_flags,
+    time_cells,
+)
+
+
+def _workload(args: argparse.Namespace, max_context: int) -> Any:
+    from llm_roofline._core.errors import InputError
+    from llm_roofline.sim.workload import make_workload, read_trace
+
+    if args.trace:
+        if args.rate or args.concurrency:
+            raise InputError("give --trace or --rate/--concurrency, not both", field="trace")
+        return read_trace(args.trace, max_context=max_context)
+    if args.input_len is None or args.output_len is None:
+        raise InputError(
+            "give --input-len and --output-len (mean tokens per request), or --trace FILE.csv",
+            field="input_len",
+        )
+    return make_workload(
+        requests=args.requests,
+        rate=args.rate,
+        concurrency=args.concurrency,
+        input_len=args.input_len,
+        output_len=args.output_len,
+        arrival=args.arrival,
+        burstiness=args.burstiness,
+        length_dist=args.length_dist,
+        input_spread=args.input_spread,
+        output_spread=args.output_spread,
+        max_context=max_context,
+        seed=args.seed,
+    )
+
+
+def _traffic(description: str, max_context: int | None) -> str:
+    """The workload's description with its bare ', context N' (the model's maximum, to which
+    the drawn lengths are clipped) said in words."""
+    if max_context is None:
+        return description
+    return description.replace(
+        f", context {max_context}",
+        f", lengths clipped to the model's maximum context of {max_context:,} tokens",
+    )
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from llm_roofline.sim.simulate import disagg_pools, parse_disagg, simulate
+
+    dep = deployment_from_args(args)
+    pf = None
+    if args.disagg:
+        pf, dep = disagg_pools(dep, *parse_disagg(args.disagg))
+    work = _workload(args, dep.model.max_context)
+    ms = units.ms
+    res = simulate(
+        dep,
+        work,
+        max_seqs=args.max_seqs,
+        max_batched_tokens=args.max_batched_tokens,
+        router=args.router,
+        slo_ttft_s=args.slo_ttft_ms * ms if args.slo_ttft_ms else None,
+        slo_tpot_s=args.slo_tpot_ms * ms if args.slo_tpot_ms else None,
+        rate=args.rate,
+        prefill_pool=pf,
+    )
+    s = res.summary
+    if args.out:
+        from llm_roofline.plots.fig_simulation import write_simulation_figures
+
+        server = {
+            "max_seqs": args.max_seqs,
+            "max_batched_tokens": args.max_batched_tokens,
+            "prefill_pool": pf,
+        }
+        written = write_simulation_figures(dep, work, res, Path(args.out), server)
+    else:
+        written = []
+    if args.json:
+        dump_json(
+            {
+                "deployment": dep.as_dict(),
+                "prefill_deployment": pf.as_dict() if pf is not None else None,
+                "workload": work.description,
+                **s,
+                "preemptions": int(res.stats["preemptions"]),
+                "kv_tokens_per_instance": int(res.stats["kv_tokens_per_instance"]),
+                "figures": [str(p) for p in written],
+            }
+        )
+        return 0
+    if pf is None:
+        print(
+            f"{dep.model_id} on {dep.chips} × {dep.chip.id} ({dep.split_text()}), "
+            f"engine {dep.engine}"
+        )
+    else:
+        print(
+            f"{dep.model_id} on {pf.chips + dep.chips} × {dep.chip.id}, disaggregated: "
+            f"{pf.replicas} prefill and {dep.replicas} decode instances of "
+            f"{dep.instance_chips} chip{'s' if dep.instance_chips > 1 else ''} "
+            f"(tp {dep.tp} · pp {dep.pp}), engine {dep.engine}"
+        )
+    print(f"traffic: {_traffic(work.description, dep.model.max_context)}")
+    cap = s["capacity_rps"]
+    if not s["stable"]:
+        print(
+            f"UNSTABLE: {units.sig(s['offered_rps'])} requests/s offered, more than the "
+            f"{units.sig(cap)} requests/s this deployment sustains: the queue grows without bound, "
+            "so latency percentiles are not shown (they would grow with --requests)"
+        )
+    rows = []
+    for name, key in (
+        ("time to first token", "ttft"),
+        ("time per output token", "tpot"),
+        ("end to end", "e2e"),
+    ):
+        unit, cells = time_cells([s.get(f"{key}_{q}_s") for q in ("p50", "p90", "p99", "mean")])
+        rows.append((f"{name} ({unit})", *cells))
+    if s["stable"]:
+        print_table("latency", ("", "p50", "p90", "p99", "mean"), rows)
+    print(
+        f"throughput: {s['output_tokens_per_s']:,.0f} output tokens/s, "
+        f"{units.sig(s['request_throughput_rps'])} requests/s; capacity {units.sig(cap)} requests/s"
+    )
+    slo = [f"TTFT ≤ {args.slo_ttft_ms:g} ms"] if args.slo_ttft_ms else []
+    slo += [f"TPOT ≤ {args.slo_tpot_ms:g} ms"] if args.slo_tpot_ms else []
+    print(
+        f"goodput: {units.sig(s['goodput_rps'])} requests/s "
+        + (f"meeting {' and '.join(slo)}" if slo else "(no SLO given: every request counts)")
+    )
+    print(
+        f"KV memory: {int(res.stats['kv_tokens_per_instance']):,} tokens per instance; "
+        f"{int(res.stats['preemptions'])} preemptions (recomputed)"
+    )
+    for p in written:
+        print(f"wrote {p}")
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    from llm_roofline.sim.simulate import ROUTERS
+    from llm_roofline.sim.workload import ARRIVALS, LENGTH_DISTS
+
+    p = sub.add_parser(
+        "simulate",
+        help="serve a traffic (rate, clients or a trace) step by step: latency percentiles",
+        description="Serve a traffic on a deployment with continuous batching, step by step "
+        "(each step's time from the engine), and report latency percentiles, throughput, "
+        "goodput and the capacity. Open loop: --rate; closed loop: --concurrency; or --trace.",
+        epilog=examples(
+            "llm-roofline simulate --model llama-3.1-8b --hardware h100-sxm --rate 10 "
+            "--input-len 1k --output-len 256",
+            "llm-roofline simulate --model llama-3.1-70b --hardware h100-sxm --chips 8 "
+            "--concurrency 32 --input-len 2k --output-len 512",
+        ),
+    )
+    system_flags(p)
+    g = p.add_argument_group("traffic")
+    one = "one of --rate, --concurrency, --trace is required"
+    g.add_argument("--rate", type=positive_float, help=f"requests per second, open loop ({one})")
+    g.add_argument(
+        "--concurrency",
+        type=positive_int,
+        help="clients, each sending its next request when the last one finishes: closed "
+        f"loop, as most serving benchmarks run ({one})",
+    )
+    g.add_argument(
+        "--trace",
+        help="CSV of arrival_s,input_len,output_len, one request a row; it replaces "
+        f"--requests, the lengths, --arrival and --seed ({one})",
+    )
+    g.add_argument(
+        "--requests", type=positive_int, default=1000, help="requests served (default 1000)"
+    )
+    g.add_argument(
+        "--input-len",
+        type=positive_int,
+        metavar="TOKENS",
+        help=f"prompt tokens per request, the mean (required without --trace; {SIZES})",
+    )
+    g.add_argument(
+        "--output-len",
+        type=positive_int,
+        metavar="TOKENS",
+        help="output tokens per request, the mean (required without --trace)",
+    )
+    g.add_argument(
+        "--length-dist",
+        default="fixed",
+        choices=LENGTH_DISTS,
+        help="lengths: fixed (default), normal, lognormal (spreads below), or sharegpt-like "
+        "(lognormal with the spread of the ShareGPT conversations, scaled to the means)",
+    )
+    g.add_argument(
+        "--input-spread",
+        type=positive_float,
+        help="prompt lengths' standard deviation, tokens (default: a quarter of the mean for "
+        "normal, the mean for lognormal)",
+    )
+    g.add_argument(
+        "--output-spread",
+        type=positive_float,
+        help="output lengths' standard deviation, tokens (default: a quarter of the mean for "
+        "normal, the mean for lognormal)",
+    )
+    g.add_argument(
+        "--arrival",
+        default="poisson",
+        choices=ARRIVALS,
+        help="open-loop gaps: poisson (default) or gamma (see --burstiness)",
+    )
+    g.add_argument(
+        "--burstiness",
+        type=positive_float,
+        default=1.0,
+        help="gamma gaps' squared coefficient of variation: 1 = Poisson (default), >1 burstier",
+    )
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s = p.add_argument_group("server")
+    s.add_argument(
+        "--max-seqs",
+        type=positive_int,
+        default=256,
+        help="sequences in flight per instance (default 256, vLLM's max_num_seqs)",
+    )
+    s.add_argument(
+        "--max-batched-tokens",
+        type=positive_int,
+        default=8192,
+        help="tokens per step per instance, prompt chunks included (default 8192)",
+    )
+    s.add_argument(
+        "--router",
+        default="round-robin",
+        choices=ROUTERS,
+        help="how requests reach replicas (default round-robin)",
+    )
+    s.add_argument(
+        "--disagg",
+        metavar="P:D",
+        help="disaggregated serving: P prefill and D decode instances, each one instance of "
+        "the deployment (its chips over its replicas); the KV cache crosses the scale-up link "
+        "when both pools fit one domain, else the network (default: aggregated)",
+    )
+    s.add_argument(
+        "--slo-ttft-ms",
+        type=positive_float,
+        help="goodput counts requests within this TTFT, ms (default: no target)",
+    )
+    s.add_argument(
+        "--slo-tpot-ms",
+        type=positive_float,
+        help="goodput counts requests within this TPOT, ms (default: no target)",
+    )
+    json_flag(p)
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for figures: latency against load, queue and KV (default: none)",
+    )
+    p.set_defaults(func=cmd_simulate)

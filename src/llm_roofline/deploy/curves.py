@@ -1,0 +1,142 @@
+"""The curves every surface draws, one library function each (the figures, the page and the
+report call these; none of them computes a time itself).
+
+Each function takes a `Deployment` and returns plain numpy arrays in SI units: the ideal
+terms of the step (the lower bound), the step time under the deployment's engine with its
+range, cost per token and memory fit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from llm_roofline._core.arrays import FloatArray
+from llm_roofline._core.units import mega
+from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.engine.cost import cost_terms
+from llm_roofline.engine.roofline import StepTime
+
+__all__ = [
+    "batch_axis",
+    "cost_vs_batch",
+    "cost_vs_tokens_per_pass",
+    "latency_cost_grid",
+    "step_figures",
+    "step_vs_batch",
+    "step_vs_context",
+]
+
+
+def _priced(dep: Deployment) -> bool:
+    return dep.chip.price_usd_per_s > 0
+
+
+def step_figures(dep: Deployment, step: StepTime) -> dict[str, np.ndarray]:
+    """The ideal terms of a decode pass and its time under the deployment's engine: seconds
+    for times, tokens/s, $ per million tokens (NaN when the chip has no price)."""
+    t, lo, hi = dep.time(step)
+    tokens = step.tokens
+    price = dep.system.price_usd_per_s
+    usd = price * t / tokens * mega if _priced(dep) else np.full(np.shape(t), np.nan)
+    return {
+        "t_compute_s": np.asarray(step.t_compute),
+        "t_matmul_s": np.asarray(step.t_matmul),
+        "t_weights_s": np.asarray(step.t_weights),
+        "t_kv_s": np.asarray(step.t_kv),
+        "t_comm_s": np.asarray(step.t_comm),
+        "t_memory_s": np.asarray(step.t_memory),
+        "t_ideal_s": np.asarray(step.t_step),
+        "t_step_s": np.asarray(t),
+        "t_step_low_s": np.asarray(lo),
+        "t_step_high_s": np.asarray(hi),
+        "tokens_per_s": np.asarray(tokens / t),
+        "usd_per_million_tokens": np.asarray(usd),
+        "bound": np.asarray(step.bound_names),
+    }
+
+
+def batch_axis(dep: Deployment, context_len: int, points: int = 200) -> tuple[FloatArray, int]:
+    """Batches to draw and the largest that fits. The axis ends a little (30%) past the largest
+    batch that fits, so the span beyond it shows without dwarfing what can run; when not one
+    sequence fits, it runs to 2.5 B* (of the whole deployment). Evenly spaced points for a
+    linear axis and as many spaced by ratio for a log one, so both draw smooth."""
+    fit = int(dep.max_batch(context_len))
+    if fit >= 1:
+        top = max(int(np.ceil(1.3 * fit)), 16)
+    else:
+        top = max(int(2.5 * dep.balance_batch), 16)
+    grid = np.concatenate([np.linspace(1, top, points), np.geomspace(1, top, points)])
+    return np.unique(np.append(grid.round(), fit if fit >= 1 else 1)), fit
+
+
+def step_vs_batch(dep: Deployment, context_len: int, batches: ArrayLike) -> dict[str, Any]:
+    """Figures of the decode step over `batches` at one context, with whether each fits."""
+    B = np.asarray(batches, dtype=np.float64)
+    out: dict[str, Any] = {"batch": B, **step_figures(dep, dep.decode(B, context_len))}
+    out["fits"] = np.asarray(B <= int(dep.max_batch(context_len)))
+    return out
+
+
+def step_vs_context(dep: Deployment, batch: int, contexts: ArrayLike) -> dict[str, Any]:
+    """Figures of the decode step over `contexts` at one batch, with whether each fits."""
+    S = np.asarray(contexts, dtype=np.float64)
+    out: dict[str, Any] = {"context_len": S, **step_figures(dep, dep.decode(batch, S))}
+    out["fits"] = np.asarray(dep.memory(batch, S).fits)
+    return out
+
+
+def cost_vs_batch(dep: Deployment, context_len: int, batches: ArrayLike) -> dict[str, Any]:
+    """$ per token each ideal term would cost on its own (compute and KV floors, the weight
+    hyperbola) and the step's cost under the engine, over `batches`."""
+    B = np.asarray(batches, dtype=np.float64)
+    step = dep.decode(B, context_len)
+    terms = cost_terms(step)  # raises when the chip has no price
+    t, _, _ = dep.time(step)
+    terms["engine"] = dep.system.price_usd_per_s * t / step.tokens
+    return {"batch": B, **terms}
+
+
+def cost_vs_tokens_per_pass(dep: Deployment, tokens: ArrayLike) -> dict[str, Any]:
+    """$ per token processed against tokens per pass T (decode = 1, a prefill = its prompt),
+    each term on its own and the pass under the engine: one sequence of T tokens on every
+    independent group (replicas × data-parallel groups), so that no chip idles, empty cache."""
+    T = np.asarray(tokens, dtype=np.float64)
+    step = dep.prefill(dep.groups, T)
+    terms = cost_terms(step)  # raises when the chip has no price
+    t, _, _ = dep.time(step, is_prefill=True)
+    terms["engine"] = dep.system.price_usd_per_s * t / step.tokens
+    return {"tokens_per_pass": T, **terms}
+
+
+def latency_cost_grid(
+    dep: Deployment, context_len: int, max_chips: int | None = None
+) -> dict[str, FloatArray]:
+    """Time per output token and $ per token over chip counts (powers of two up to the scale-up
+    domain or 8, and the deployment's own) × batches (powers of two that fit and the largest),
+    each chip count split by the deployment rule, timed under the deployment's engine."""
+    limit = max_chips or max(dep.chips, dep.chip.scale_up_domain, 8)
+    counts = sorted({n for n in (2**k for k in range(13)) if n <= limit} | {dep.chips})
+    cols: dict[str, list[float]] = {
+        k: []
+        for k in ("chips", "tp", "pp", "ep", "replicas", "batch", "latency_s", "usd_per_token")
+    }
+    for n in counts:
+        d = dep if n == dep.chips else dep.with_chips(n, keep_split=False)
+        fit = int(d.max_batch(context_len))
+        if fit < 1:
+            continue
+        B = np.asarray(sorted({b for b in (2**k for k in range(21)) if b <= fit} | {fit}), float)
+        step = d.decode(B, context_len)
+        t, _, _ = d.time(step)
+        m = B.size
+        for k, v in (("chips", n), ("tp", d.tp), ("pp", d.pp), ("ep", d.ep)):
+            cols[k] += [float(v)] * m
+        cols["replicas"] += [float(d.replicas)] * m
+        cols["batch"] += list(B)
+        cols["latency_s"] += list(t)
+        price = d.system.price_usd_per_s
+        cols["usd_per_token"] += list(price * t / B if price > 0 else np.full(m, np.nan))
+    return {k: np.asarray(v, dtype=np.float64) for k, v in cols.items()}

@@ -1,0 +1,1 @@
+"""The scenario CSV contract: rows read and checked, predicted by column, written."""

@@ -1,0 +1,1 @@
+"""Token economics: prices read backwards, cost floors, cache tiers."""

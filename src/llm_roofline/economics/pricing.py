@@ -1,0 +1,182 @@
+"""The lecture's economics (§5–6): reading API prices backwards, the balance of training, RL
+and inference, and (re-exported from their own modules) what a deployment's tokens cost
+(`token_costs`) and where to keep a KV cache (`cache_tiers`).
+
+FLOP convention: datasheet FLOP/s (2 per multiply-add). The lecture's hardware ratio of "300"
+counts multiply-adds per byte: 600 FLOP per byte here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from llm_roofline._core.dtypes import get_dtype
+from llm_roofline._core.errors import InputError
+from llm_roofline._core.units import day
+from llm_roofline.economics.cache_tiers import Tier, cache_costs, load_tiers
+from llm_roofline.economics.token_costs import cost_floor, cost_vs_context, prefill_time
+from llm_roofline.model.checkpoints import get_model, list_models
+from llm_roofline.model.spec import ModelSpec
+
+__all__ = [
+    "BalanceResult",
+    "Tier",
+    "balance",
+    "cache_costs",
+    "catalog_kv_vs_price_step",
+    "cost_floor",
+    "cost_vs_context",
+    "decode_to_prefill_mfu",
+    "kv_bytes_from_price_step",
+    "load_tiers",
+    "prefill_time",
+    "price_step_active_params",
+]
+
+
+def _positive(v: float, name: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        raise InputError(f"{name} must be a positive number, got {v!r}", field=name)
+    return float(v)
+
+
+# ---- reading prices backwards -------------------------------------------------------------
+
+
+def decode_to_prefill_mfu(input_price: float, output_price: float) -> float:
+    """Decode MFU ÷ prefill MFU implied by prices that track cost.
+
+    A token costs 2·N_active FLOPs whether it is read (prefill) or written (decode); if prices
+    follow cost, output/input = time per output token / time per input token = prefill MFU /
+    decode MFU. Output priced 5× input: decode runs at a fifth of prefill's utilisation,
+    memory-bound with t_mem ≈ 5·t_compute (the lecture).
+    """
+    return _positive(input_price, "input_price") / _positive(output_price, "output_price")
+
+
+def kv_bytes_from_price_step(
+    threshold_tokens: float, active_params: float, flops_per_byte: float
+) -> float:
+    """KV bytes per token implied by a long-context price step at `threshold_tokens`.
+
+    Take the step as the context where one sequence's KV fetch equals its matmuls:
+    S · kv / BW = 2 · N_active / FLOP/s, so kv = 2 · N_active / (FLOP/s ÷ BW · S). The
+    lecture: 100B active, ratio 300 multiply-adds per byte (600 FLOP/B), 200k tokens:
+    2 · 100e9 / (600 · 200e3) ≈ 1,667 bytes per token.
+    """
+    S = _positive(threshold_tokens, "threshold_tokens")
+    N = _positive(active_params, "active_params")
+    r = _positive(flops_per_byte, "flops_per_byte")
+    return 2.0 * N / (r * S)
+
+
+ACTIVE_PARAMS_AGREE = 0.01  # a given N_active within 1% of the model's own agrees with it
+
+
+def price_step_active_params(
+    active_params: float | None, model: str | ModelSpec | None
+) -> dict[str, Any]:
+    """The active parameters to read a price step with: `active_params` when given, else the
+    model's parameters multiplied per token (`ModelSpec.params_multiplied`).
+
+    Returns {"active_params", "source" ("given" or "model"), "model_active_params" (None
+    without a model), "agrees" (None unless both are given: whether they agree within 1%)}.
+    Both given and disagreeing: the given figure is used, and `agrees` is False so the caller
+    can say so.
+    """
+    model_n = float(get_model(model).params_multiplied) if model is not None else None
+    if active_params is None:
+        if model_n is None:
+            raise InputError(
+                "a price step needs active_params (the model's active parameters) or a model",
+                field="active_params",
+            )
+        return {
+            "active_params": model_n,
+            "source": "model",
+            "model_active_params": model_n,
+            "agrees": None,
+        }
+    n = _positive(active_params, "active_params")
+    agrees = None if model_n is None else math.isclose(n, model_n, rel_tol=ACTIVE_PARAMS_AGREE)
+    return {"active_params": n, "source": "given", "model_active_params": model_n, "agrees": agrees}
+
+
+def catalog_kv_vs_price_step(
+    threshold_tokens: float, flops_per_byte: float, *, kv_dtype: str = "bf16"
+) -> list[dict[str, Any]]:
+    """Each catalog model's real KV bytes per token against the figure a price step at
+    `threshold_tokens` implies for a model with that model's own active parameters.
+
+    Per model: {"model", "active_params" (N_active = params_multiplied),
+    "kv_bytes_per_token" (every layer full, `kv_dtype` cache), "implied_kv_bytes_per_token"
+    (2 · N_active / (flops_per_byte · threshold), `kv_bytes_from_price_step`), "ratio" (real ÷
+    implied: how many times more KV than a model of that size priced with that step could
+    hold)}. Sorted by model id.
+    """
+    S = _positive(threshold_tokens, "threshold_tokens")
+    r = _positive(flops_per_byte, "flops_per_byte")
+    kvb = get_dtype(kv_dtype).bytes
+    rows = []
+    for mid in list_models():
+        spec = get_model(mid)
+        n = float(spec.params_multiplied)
+        real = float(spec.kv_bytes_per_token(kvb))
+        implied = kv_bytes_from_price_step(S, n, r)
+        rows.append(
+            {
+                "model": mid,
+                "active_params": n,
+                "kv_bytes_per_token": real,
+                "implied_kv_bytes_per_token": implied,
+                "ratio": real / implied,
+            }
+        )
+    return rows
+
+
+# ---- training, RL and inference in balance -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class BalanceResult:
+    inference_tokens: float
+    pretrain_tokens: float
+    rl_tokens: float
+    chinchilla_tokens: float
+    overtraining: float  # pretrain tokens / Chinchilla's 20 per parameter
+
+
+def balance(
+    tokens_per_s: float,
+    days: float,
+    active_params: float,
+    *,
+    pretrain_mfu: float = 0.4,
+    inference_mfu: float | None = None,
+    rl_flops_per_token: float = 3.0,
+    rl_mfu: float | None = None,
+) -> BalanceResult:
+    """Token budgets at which pre-training, RL and inference cost the same (the lecture §5).
+
+    Minimising a sum of costs lands near where they are equal: pre-training costs
+    6·N·D_pt / MFU_pt, RL (2..6)·N·D_rl / MFU_rl, inference 2·N·D_inf / MFU_inf with
+    D_inf = tokens/s × duration. With decode MFU about a third of training's and RL at
+    inference's utilisation and 3·N FLOPs per token (the defaults), D_pt ≈ D_inf ≈ 1.5·D_rl,
+    the lecture's balance; Chinchilla's compute-optimal budget is 20 tokens per parameter.
+    """
+    rate = _positive(tokens_per_s, "tokens_per_s")
+    seconds = _positive(days, "days") * day
+    N = _positive(active_params, "active_params")
+    mfu_pt = _positive(pretrain_mfu, "pretrain_mfu")
+    mfu_inf = _positive(inference_mfu if inference_mfu is not None else mfu_pt / 3, "inference_mfu")
+    mfu_rl = _positive(rl_mfu if rl_mfu is not None else mfu_inf, "rl_mfu")
+    k_rl = _positive(rl_flops_per_token, "rl_flops_per_token")
+    d_inf = rate * seconds
+    cost = 2.0 * N * d_inf / mfu_inf  # in FLOP-at-peak units; N cancels below
+    d_pt = cost * mfu_pt / (6.0 * N)
+    d_rl = cost * mfu_rl / (k_rl * N)
+    chinchilla = 20.0 * N
+    return BalanceResult(d_inf, d_pt, d_rl, chinchilla, d_pt / chinchilla)

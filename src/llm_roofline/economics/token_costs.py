@@ -1,0 +1,105 @@
+"""What a deployment's tokens cost under its engine: the cost floor of input and output tokens
+at one context (`llm-roofline pricing`), the same against context, and the prefill that both
+this and the cache tiers (`cache_tiers`) price a prompt by."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from llm_roofline._core.dtypes import get_dtype
+from llm_roofline._core.errors import InputError
+from llm_roofline._core.units import mega
+from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.deploy.fit_advice import fit_message, no_fit_reason
+
+__all__ = ["check_context", "cost_floor", "cost_vs_context", "deployment_price", "prefill_time"]
+
+
+def deployment_price(dep: Deployment) -> float:
+    """USD per second of the whole deployment, or an error naming the missing price."""
+    if not dep.chip.price_usd_per_s > 0:
+        raise InputError(
+            f"{dep.chip.id} has no price (none in the catalog, or 0: hardware you own), so no "
+            "$ per token; give one (USD per chip-hour)",
+            field="price_usd_per_hour",
+        )
+    return dep.system.price_usd_per_s
+
+
+def check_context(context_len: int) -> int:
+    """`context_len` as an int, or an error when it is not a positive integer."""
+    ok = isinstance(context_len, (int, np.integer)) and not isinstance(context_len, bool)
+    if not ok or context_len < 1:
+        raise InputError(
+            f"context_len must be a positive integer, got {context_len!r}", field="context_len"
+        )
+    return int(context_len)
+
+
+def prefill_time(dep: Deployment, context_len: int) -> tuple[float, int]:
+    """Seconds to prefill `context_len` tokens of one prompt on every independent group of the
+    deployment at once (replicas × data-parallel groups: no chip idles), under its engine, and
+    how many prompts that is. A prompt's share of the deployment's price is price × t / n."""
+    n = dep.groups
+    t, _, _ = dep.time(dep.prefill(n, context_len), is_prefill=True)
+    return float(np.asarray(t).flat[0]), n
+
+
+def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
+    """Cost per million input and output tokens of a deployment at `context_len`, under its
+    engine (`ideal`: the floor; a calibrated profile: the realistic estimate).
+
+    Input: a prefill of the whole context on every independent group of chips (replicas ×
+    data-parallel groups, so that none idles; compute-bound: a floor any batch shares).
+    Output: a decode step at the largest batch that fits with that context.
+    """
+    S = check_context(context_len)
+    t_pre, prompts = prefill_time(dep, S)
+    fit = int(dep.max_batch(S))
+    if fit < 1:
+        # imports deployment: kept out of the import chain
+
+        why = no_fit_reason(fit_message(dep, S), S, fit)
+        raise InputError(
+            f"{dep.spec.name} does not fit on {dep.chips} × {dep.chip.id} ({dep.split_text()}) "
+            f"at context {S:,}, so there is no batch to price: {why}",
+            field="chips",
+        )
+    dec = dep.decode(fit, S)
+    price = deployment_price(dep)
+    t_dec, _, _ = dep.time(dec)
+    return {
+        "usd_per_million_input_tokens": price * t_pre / (prompts * S) * mega,
+        "usd_per_million_output_tokens": float(price * t_dec.flat[0] / fit) * mega,
+        "batch": float(fit),
+        "kv_bytes_per_token": dep.model.kv_bytes_per_token(get_dtype(dep.kv_dtype).bytes),
+        "engine": dep.engine,
+    }
+
+
+def cost_vs_context(dep: Deployment, contexts: ArrayLike) -> dict[str, Any]:
+    """$ per million output tokens against context under the deployment's engine, at the
+    largest batch that fits at each context (inf where not even one sequence fits), and at
+    batch 1.
+
+    Long context costs more twice over: every step reads more KV per sequence, and fewer
+    sequences fit beside the weights, so the weight fetch is shared among fewer tokens.
+    """
+    S = np.asarray(contexts, dtype=np.float64)
+    if S.ndim != 1 or S.size == 0 or not np.all(np.isfinite(S)) or np.any(S < 1):
+        raise InputError("contexts must be a non-empty list of positive numbers", field="contexts")
+    price = deployment_price(dep)
+    fit = np.floor(np.asarray(dep.max_batch(S), dtype=np.float64))
+    B = np.maximum(fit, 1.0)
+    best = price * dep.time(dep.decode(B, S))[0] / B * mega
+    one = price * dep.time(dep.decode(1, S))[0] * mega
+    return {
+        "context": S,
+        "batch": fit,
+        "usd_per_million_output_tokens": np.where(fit >= 1, best, np.inf),
+        "usd_per_million_output_tokens_batch1": np.asarray(one, dtype=np.float64),
+        "engine": dep.engine,
+    }

@@ -1,0 +1,408 @@
+"""The collectives a split runs in one pass, and their time.
+
+Costed as latency + bytes / link bandwidth on the link the group crosses: the scale-up link
+(NVLink, ICI, Infinity Fabric) when the group fits in one scale-up domain, the scale-out
+network otherwise.
+
+- all-reduce over n: ring `2(n−1)·α + 2(n−1)/n · M / bw` or tree `2⌈log2 n⌉·α + 2M / bw`; the
+  cheaper is taken (NCCL picks per message size).
+- all-to-all: `α + bytes sent per chip / bw` (one round over a switched or direct network).
+- point-to-point (pipeline hop): `α + bytes / bw`.
+- KV hand-off (disaggregated serving, `kv_transfer_time`): a prompt's KV cache from a prefill
+  instance to a decode instance, `α + bytes / (bw · min(sending chips, receiving chips))`,
+  counting on each side the chips that hold a part of one sequence's KV (pp stages × the TP
+  ranks splitting its heads: `Parallelism.sequence_kv_chips`), each sending or receiving its
+  part in parallel, over the scale-up link when both pools sit in one scale-up domain, the
+  scale-out network otherwise.
+
+TP costs one all-reduce per layer for a parallel attention+FFN block and two for a serial one;
+a MoE layer's FFN reduces over the chips that split each expert. EP costs an all-to-all
+dispatch and one combine per MoE layer. PP costs one hop per stage. On torus machines (TPU)
+the tensor split follows ESTI (Pope et al. 2022): 1D weight-stationary, 2D weight-stationary
+or weight-gathered, the cheapest for the pass (`_torus`). The split itself, the checks and
+the schedule's choices are in `parallel.py`.
+
+`comm_plan` resolves what depends on the model, chip, split and `CommModel` alone (the links,
+their latency, the per-layer counts); `comm_eval` evaluates it for a pass's tokens, on Python
+floats or arrays (`backend.py`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from llm_roofline._core.arrays import FloatArray
+from llm_roofline._core.backend import ARRAY, Backend, Num
+from llm_roofline._core.errors import InputError
+from llm_roofline.hardware.chip import Chip
+from llm_roofline.model.weights_read import experts_touched
+
+if TYPE_CHECKING:
+    from llm_roofline.engine.parallel import CommModel, Parallelism
+    from llm_roofline.model.spec import ModelSpec
+
+__all__ = [
+    "ACT_BYTES",
+    "CommPlan",
+    "allreduce_parts",
+    "allreduce_time",
+    "alltoall_time",
+    "comm_eval",
+    "comm_plan",
+    "comm_terms",
+    "comm_time",
+    "kv_transfer_time",
+    "link",
+    "network_link",
+]
+
+ACT_BYTES = 2.0  # activations travel in 16 bits
+
+
+def link(chip: Chip, group: int, comm: CommModel) -> tuple[float, float]:
+    """(bandwidth bytes/s per chip per direction, latency α) of the link a group of `group`
+    chips crosses: scale-up inside one domain, scale-out beyond it."""
+    if group <= chip.scale_up_domain and chip.scale_up_bw > 0:
+        return chip.scale_up_bw, comm.scale_up_latency_s
+    if chip.scale_out_bw > 0:
+        return network_link(chip, comm)
+    raise InputError(
+        f"a group of {group} chips leaves the {chip.scale_up_domain}-chip scale-up domain of "
+        f"{chip.id}, and the catalog has no scale-out bandwidth for it",
+        field="chips",
+    )
+
+
+def network_link(chip: Chip, comm: CommModel) -> tuple[float, float]:
+    """The scale-out link (bandwidth per chip per direction, latency α)."""
+    if chip.scale_out_bw > 0:
+        return chip.scale_out_bw, comm.scale_out_latency_s
+    raise InputError(f"the catalog has no scale-out bandwidth for {chip.id}", field="chips")
+
+
+def kv_transfer_time(
+    spec: ModelSpec,
+    kv_bytes: float,
+    chip: Chip,
+    *,
+    senders: int,
+    receivers: int,
+    fleet: int,
+    comm: CommModel,
+    tokens: FloatArray | float,
+) -> FloatArray:
+    """Seconds to move the KV cache of a prompt of `tokens` tokens (`kv_bytes` per element)
+    from a prefill instance to a decode instance, whose `senders` and `receivers` chips hold
+    parts of a sequence's KV, the two pools together `fleet` chips (module docstring)."""
+    total = spec.kv_elements_stored(tokens) * kv_bytes
+    bw, alpha = link(chip, fleet, comm)
+    return np.asarray(alpha + total / (bw * min(senders, receivers)), dtype=np.float64)
+
+
+# ---- all-reduce, all-to-all ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _AllReduce:
+    """An all-reduce over n > 1 chips: ring and tree latency, the ring's 2(n−1)/n, bandwidth."""
+
+    ring_lat: float
+    tree_lat: float
+    ring_share: float
+    bw: float
+
+
+def _allreduce_plan(n: int, bw: float, alpha: float, latency: float | None) -> _AllReduce:
+    ring_lat = 2 * (n - 1) * alpha if latency is None else latency
+    tree_lat = 2 * math.ceil(math.log2(n)) * alpha if latency is None else latency
+    return _AllReduce(ring_lat, tree_lat, 2 * (n - 1) / n, bw)
+
+
+def _allreduce(xp: Backend, ar: _AllReduce, m: Num) -> tuple[Num, Num]:
+    """(time, latency part) of an all-reduce of `m` bytes: the cheaper of ring and tree."""
+    ring = ar.ring_lat + ar.ring_share * m / ar.bw
+    tree = ar.tree_lat + 2 * m / ar.bw
+    return xp.minimum(ring, tree), xp.where(ring < tree, ar.ring_lat, ar.tree_lat)
+
+
+def allreduce_parts(
+    n: int, msg_bytes: FloatArray | float, bw: float, alpha: float, latency: float | None = None
+) -> tuple[FloatArray, FloatArray]:
+    """All-reduce of `msg_bytes` over n chips, the cheaper of ring and tree: (time, the
+    latency part of that time)."""
+    m = np.asarray(msg_bytes, dtype=np.float64)
+    if n <= 1:
+        return np.zeros_like(m), np.zeros_like(m)
+    t, lat = _allreduce(ARRAY, _allreduce_plan(n, bw, alpha, latency), m)
+    return np.asarray(t, dtype=np.float64), np.asarray(lat + 0.0 * m, dtype=np.float64)
+
+
+def allreduce_time(
+    n: int, msg_bytes: FloatArray | float, bw: float, alpha: float, latency: float | None = None
+) -> FloatArray:
+    """All-reduce of `msg_bytes` over n chips: the cheaper of ring and tree."""
+    return allreduce_parts(n, msg_bytes, bw, alpha, latency)[0]
+
+
+def _alltoall(alpha: float, sent: Num, bw: float) -> Num:
+    return alpha + sent / bw
+
+
+def alltoall_time(n: int, sent_bytes: FloatArray | float, bw: float, alpha: float) -> FloatArray:
+    """All-to-all over n chips where each chip sends `sent_bytes` to the others."""
+    s = np.asarray(sent_bytes, dtype=np.float64)
+    if n <= 1:
+        return np.zeros_like(s)
+    return np.asarray(_alltoall(alpha, s, bw), dtype=np.float64)
+
+
+# ---- the plan of one split -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Torus:
+    """ESTI's per-layer communication on a torus of n chips, one collective per entry of the
+    inner widths (the FFN's F, and for a serial block the attention output's H·d_v): the
+    latency `lat`, 1D's 2c(n−1)/n, 2D's Σ√(D·w/n), weight-gathered's time (tokens-free)."""
+
+    layout: str
+    layers: float  # L / pp
+    lat: float
+    one_d: float
+    width: float
+    gathered: float
+    d_model: int
+    bw: float
+
+
+def _torus_plan(
+    layout: str, D: int, widths: tuple[int, ...], n: int, layer_w: float, bw: float, alpha: float
+) -> tuple[float, float, float, float]:
+    c = len(widths)
+    lat = c * (2 * math.ceil(math.log2(n)) * alpha if n > 1 else 0.0)
+    width = sum(math.sqrt(D * w / n) for w in widths)
+    return lat, c * 2 * (n - 1) / n, width, lat + (n - 1) / n * layer_w / bw
+
+
+def _torus(xp: Backend, p: _Torus, tokens: Num) -> tuple[Num, Num]:
+    """(time, latency part) of one layer's collectives on the torus for `tokens` tokens."""
+    one_d = p.lat + p.one_d * tokens * p.d_model * ACT_BYTES / p.bw
+    two_d = p.lat + 4 * tokens * p.width * ACT_BYTES / p.bw
+    gathered = xp.full_like(tokens, p.gathered)
+    if p.layout == "auto":
+        t = xp.minimum(xp.minimum(one_d, two_d), gathered)
+    else:
+        t = {"1d": one_d, "2d": two_d, "wg": gathered}[p.layout]
+    return t, xp.full_like(tokens, p.lat)
+
+
+@dataclass(frozen=True)
+class CommPlan:
+    """The collectives of one split, resolved (`comm_plan`); `comm_eval` times them."""
+
+    dp: int
+    pp: int
+    stage_chips: int
+    d_model: int
+    torus: _Torus | None  # tp > 1 on a torus machine
+    tp_allreduce: _AllReduce | None  # after attention (and a dense FFN) over tp, else
+    # per layer group: (layers / pp, all-reduces per layer, the expert group's all-reduce
+    # when the chips splitting each expert span more than the TP group, the share of tokens
+    # reaching one expert group)
+    groups: tuple[tuple[float, int, _AllReduce | None, float], ...]
+    kv_shard: tuple[float, int, int, int, float, float] | None  # L / pp, tp, H, d_qk + d_v, bw, α
+    experts: tuple[tuple[float, float, float, float], ...]  # per MoE group: L/pp, hit, bw, α
+    ep: int
+    dispatch_bytes: float
+    hop: tuple[float, float] | None  # pipeline hop: (bw, α)
+
+
+def comm_plan(
+    spec: ModelSpec, chip: Chip, par: Parallelism, comm: CommModel, weight_bytes: float
+) -> CommPlan:
+    """Resolve the links and counts of `comm_terms` for one split (raises InputError when a
+    group needs a link the chip does not have)."""
+    D = spec.d_model
+    n_ar = comm.allreduces_per_layer
+    if n_ar is None:
+        n_ar = 1 if spec.parallel_block else 2
+    torus = tp_ar = None
+    groups: list[tuple[float, int, _AllReduce | None, float]] = []
+    if par.tp > 1 and chip.kind == "tpu":
+        bw, alpha = link(chip, par.tp, comm)
+        widest = max(g.ffn.d_ff for g in spec.groups)
+        if comm.allreduces_per_layer is None and not spec.parallel_block:
+            a = spec.attention
+            widths: tuple[int, ...] = (a.n_heads * a.v_head_dim, widest)
+        else:
+            widths = (widest,) * n_ar
+        layer_w = (spec.params_text - spec.params_routed) / spec.n_layers * weight_bytes
+        lat, one_d, width, gathered = _torus_plan(
+            comm.layout, D, widths, par.tp, layer_w, bw, alpha
+        )
+        layers = spec.n_layers / par.pp
+        torus = _Torus(comm.layout, layers, lat, one_d, width, gathered, D, bw)
+    elif par.tp > 1 or par.expert_tp > par.tp:
+        latency = comm.allreduce_latency_s
+        if par.tp > 1:
+            bw, alpha = link(chip, par.tp, comm)
+            tp_ar = _allreduce_plan(par.tp, bw, alpha, latency)
+        for g in spec.groups:
+            ffn = None
+            share = 0.0
+            if g.ffn.is_moe and par.expert_tp > par.tp:
+                bw_e, alpha_e = link(chip, par.expert_tp, comm)
+                ffn = _allreduce_plan(par.expert_tp, bw_e, alpha_e, latency)
+                # distinct tokens reaching one expert group: a token whose k experts share a
+                # group is summed there first, so it crosses once: t · (1 − (1 − 1/ep)^k)
+                share = float(experts_touched(par.ep, 1, g.ffn.top_k))
+            groups.append((g.count / par.pp, n_ar, ffn, share))
+    kv_shard = None
+    if par.kv_batch_shard and par.tp > 1:
+        # queries to the chip holding each sequence's KV, and attention outputs back
+        bw, alpha = link(chip, par.tp, comm)
+        a = spec.attention
+        d_qkv = a.head_dim + a.v_head_dim
+        kv_shard = (spec.n_layers / par.pp, par.tp, a.n_heads, d_qkv, bw, alpha)
+    experts = _experts_plan(spec, chip, par, comm) if par.ep > 1 else ()
+    hop = link(chip, par.chips, comm) if par.pp > 1 else None  # a hop leaves the stage
+    return CommPlan(
+        par.dp,
+        par.pp,
+        par.stage_chips,
+        D,
+        torus,
+        tp_ar,
+        tuple(groups),
+        kv_shard,
+        experts,
+        par.ep,
+        comm.dispatch_bytes,
+        hop,
+    )
+
+
+def _experts_plan(
+    spec: ModelSpec, chip: Chip, par: Parallelism, comm: CommModel
+) -> tuple[tuple[float, float, float, float], ...]:
+    """EP's all-to-all per MoE layer group: (layers / pp, groups a token's hidden state is
+    sent to, bw, α).
+
+    Each token's hidden state goes once to every other expert group its k experts fall in:
+    ep · (1 − (1 − 1/ep)^k) groups expected (`experts_touched(ep, 1, k)`), (ep − 1)/ep of
+    them remote. When the stage spans several scale-up domains the exchange is hierarchical,
+    as DeepEP's is: a token crosses the network once per other domain it needs (d domains:
+    d · (1 − (1 − 1/d)^k) · (d − 1)/d), and is forwarded inside a domain over the scale-up link.
+    """
+    out = []
+    domains = math.ceil(par.stage_chips / chip.scale_up_domain)
+    for g in spec.groups:
+        if not g.ffn.is_moe:
+            continue
+        k = g.ffn.top_k
+        if domains <= 1:
+            bw, alpha = link(chip, par.stage_chips, comm)
+            hit = float(experts_touched(par.ep, 1, k)) * (par.ep - 1) / par.ep
+        else:
+            bw, alpha = network_link(chip, comm)
+            hit = float(experts_touched(domains, 1, k)) * (domains - 1) / domains
+        out.append((g.count / par.pp, hit, bw, alpha))
+    return tuple(out)
+
+
+# ---- the time of a pass -----------------------------------------------------------------------
+
+
+def comm_eval(
+    xp: Backend, p: CommPlan, tokens: Num, group_tokens: Num | None = None
+) -> tuple[Num, Num]:
+    """(time, latency part) of one pipeline stage's collectives over `tokens` tokens (all of
+    the stage's sequences; `group_tokens` of them in the busiest TP group, by default
+    tokens / dp), one micro-batch, every collective on the critical path."""
+    t = tokens
+    total = xp.zeros_like(t)
+    lat = xp.zeros_like(t)
+    D = p.d_model
+    per_group = t / p.dp if group_tokens is None else group_tokens
+    if p.torus is not None:
+        per_layer, per_lat = _torus(xp, p.torus, per_group)
+        total = total + p.torus.layers * per_layer
+        lat = lat + p.torus.layers * per_lat
+    elif p.groups:  # tp > 1, or experts split over more chips than the TP group
+        if p.tp_allreduce is not None:
+            attn_ar, attn_lat = _allreduce(xp, p.tp_allreduce, per_group * D * ACT_BYTES)
+        else:
+            attn_ar = attn_lat = xp.zeros_like(t)
+        for layers, n_ar, ffn, share in p.groups:
+            if ffn is not None:
+                routed = t * share / p.ep
+                ffn_ar, ffn_lat = _allreduce(xp, ffn, routed * D * ACT_BYTES)
+                total = total + layers * ((n_ar - 1) * attn_ar + ffn_ar)
+                lat = lat + layers * ((n_ar - 1) * attn_lat + ffn_lat)
+            else:
+                total = total + layers * n_ar * attn_ar
+                lat = lat + layers * n_ar * attn_lat
+    if p.kv_shard is not None:
+        layers, tp, H, d_qkv, bw, alpha = p.kv_shard
+        per_chip = per_group / tp * H * d_qkv * ACT_BYTES
+        sent = per_chip * (tp - 1) / tp
+        total = total + layers * _alltoall(alpha, sent, bw)
+        lat = lat + layers * alpha
+    if p.experts:
+        t_ep = xp.zeros_like(t)
+        lat_ep = xp.zeros_like(t)
+        per_chip = t / p.stage_chips
+        for layers, hit, bw, alpha in p.experts:
+            values = per_chip * hit * D
+            for nbytes in (p.dispatch_bytes, ACT_BYTES):  # dispatch, then combine
+                t_ep = t_ep + layers * _alltoall(alpha, values * nbytes, bw)
+                lat_ep = lat_ep + layers * alpha
+        total, lat = total + t_ep, lat + lat_ep
+    if p.hop is not None:
+        bw, alpha = p.hop
+        total = total + alpha + t / p.stage_chips * D * ACT_BYTES / bw
+        lat = lat + alpha
+    return total, lat
+
+
+def comm_terms(
+    spec: ModelSpec,
+    chip: Chip,
+    par: Parallelism,
+    tokens: FloatArray,
+    comm: CommModel,
+    weight_bytes: float,
+    group_tokens: FloatArray | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """(time, latency part of it) of `comm_time`.
+
+    Per layer of a serial block: one all-reduce over the TP group after attention and one
+    after the FFN; a parallel block shares one. A MoE layer's FFN reduces over the chips that
+    split each expert, (chips / pp) / ep, which spans several dp groups when that is more than
+    tp: then every token routed to an expert group is all-reduced across it.
+    """
+    t = np.asarray(tokens, dtype=np.float64)
+    tg = None if group_tokens is None else np.asarray(group_tokens, np.float64)
+    total, lat = comm_eval(ARRAY, comm_plan(spec, chip, par, comm, weight_bytes), t, tg)
+    return np.asarray(total, dtype=np.float64), np.asarray(lat, dtype=np.float64)
+
+
+def comm_time(
+    spec: ModelSpec,
+    chip: Chip,
+    par: Parallelism,
+    tokens: FloatArray,
+    comm: CommModel,
+    weight_bytes: float,
+    group_tokens: FloatArray | None = None,
+) -> FloatArray:
+    """Communication of one pipeline stage's pass over `tokens` tokens (all of the stage's
+    sequences; `group_tokens` of them in the busiest TP group, by default tokens / dp), one
+    micro-batch, every collective on the critical path: TP (or a torus layout), EP and the
+    pipeline hop. `comm_terms` also gives the latency part.
+    """
+    return comm_terms(spec, chip, par, tokens, comm, weight_bytes, group_tokens)[0]

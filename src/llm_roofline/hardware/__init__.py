@@ -1,0 +1,1 @@
+"""Accelerators: Chip and System, and the shipped hardware catalog."""

@@ -1,0 +1,1 @@
+"""config.json readers: a Hugging Face checkpoint's config into a ModelSpec."""

@@ -1,0 +1,1 @@
+"""Searches over deployments: optimize, the cheapest fleet (plan), the lecture's train."""

@@ -1,0 +1,140 @@
+"""Why `plan` found what it found, in words: for each chip asked for that has no fleet
+simulated, why it lost (`unsimulated`), and when no fleet meets the targets, the binding one
+with the best value reached (`no_fleet_reason`, the answer's `reason`). Read off a finished
+`Search` (`fleet_search.py`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from llm_roofline._core import units
+from llm_roofline.planning.fleet_search import MAX_INSTANCE_CHIPS, Search, Shape, meets
+
+__all__ = ["no_fleet_reason", "unsimulated"]
+
+
+def unsimulated(
+    search: Search, chips: list[str], shapes: list[Shape], pre: list[Shape], dec: list[Shape]
+) -> dict[str, str]:
+    """Why each chip asked for that has no simulated fleet lost, in words: no instance
+    holds the model, its fastest instance misses a target's floor, its fleets would pass
+    max_chips, or the cheapest fleet able to carry the rate (each instance at its ideal
+    throughput) costs at least the best's price."""
+    ms = units.ms
+    ran = {r["hardware"] for r in search.rows}
+    best = math.inf if search.best is None else float(search.best["usd_per_hour"])
+    out = {}
+    for chip in chips:
+        if chip in ran:
+            continue
+        own = [s for s in shapes if s.dep.chip.id == chip]
+        if not own:
+            why = (
+                f"no instance of up to {min(search.max_chips, MAX_INSTANCE_CHIPS)} chips "
+                "holds the model and the longest request"
+            )
+        elif chip in search.pruned_usd_h:
+            why = (
+                f"its cheapest fleet able to carry {units.sig(search.rate, 6)} requests/s "
+                f"costs at least ${search.pruned_usd_h[chip]:,.2f}/hour (each instance at "
+                f"its ideal throughput), not below the best's ${best:,.2f}/hour: not "
+                "simulated"
+            )
+        elif chip in search.too_big_chips:
+            why = (
+                f"its fleets need at least {search.too_big_chips[chip]} chips, more than "
+                f"the {search.max_chips} allowed"
+            )
+        elif not any(s in dec for s in own):
+            fast = min(s.tpot_floor for s in own)
+            why = (
+                f"its fastest decode is {_ms(fast)} per token (one sequence, ideal "
+                f"engine), above the {units.sig(search.tpot_s / ms)} ms TPOT target"
+            )
+        elif not any(s in pre for s in own):
+            fast = min(s.ttft_floor for s in own)
+            why = (
+                f"its fastest first token is {_ms(fast)} (the prompt alone, ideal "
+                f"engine), above the {units.sig(search.ttft_s / ms)} ms TTFT target"
+            )
+        else:
+            why = "no instance of it meets both targets within the floors searched"
+        out[chip] = why
+    return out
+
+
+def no_fleet_reason(
+    search: Search, shapes: list[Shape], pre: list[Shape], dec: list[Shape], disagg: str
+) -> str:
+    """Why nothing met the targets: the binding target and the best value reachable."""
+    ms = units.ms
+    chips = f"{search.max_chips} chip" + ("s" if search.max_chips > 1 else "")
+    if not shapes:
+        return (
+            f"no instance of up to {min(search.max_chips, MAX_INSTANCE_CHIPS)} chips holds "
+            "the model and the longest request: allow more chips or a smaller weight type"
+        )
+    if not dec:
+        fast = min(shapes, key=lambda s: s.tpot_floor)
+        return (
+            f"tpot_p99: the fastest decode within {chips} is "
+            f"{_ms(fast.tpot_floor)} per token ({fast.label()}, one sequence, ideal "
+            f"engine), above the {units.sig(search.tpot_s / ms)} ms target"
+        )
+    if not pre:
+        fast = min(shapes, key=lambda s: s.ttft_floor)
+        return (
+            f"ttft_p90: the fastest first token within {chips} is "
+            f"{_ms(fast.ttft_floor)} ({fast.label()}, the prompt alone, ideal engine), "
+            f"above the {units.sig(search.ttft_s / ms)} ms target"
+        )
+    if not search.rows:
+        if search.too_big:
+            rate, least = units.sig(search.rate, 6), min(search.too_big)
+            return (
+                f"chips: the rate of {rate} requests/s needs more than {chips}: the smallest "
+                f"fleet the search asked for had {least}, a lower bound from each "
+                "instance's ideal throughput (the fleet that meets the targets may need "
+                f"more): allow at least {least} (--max-chips, max_chips in the library and "
+                "the page)"
+            )
+        if disagg == "no":
+            return (
+                "no instance meets both targets on its own (the fastest decoders are too "
+                "slow to a first token); prefill and decode on separate pools were not "
+                "searched (disagg no)"
+            )
+        return (
+            "no instance meets both targets on its own, and no chip has both an instance "
+            "fast enough to a first token and one fast enough per token for separate pools"
+        )
+
+    def miss(r: dict[str, Any]) -> float:
+        t90 = r["ttft_p90_s"] if r["ttft_p90_s"] is not None else math.inf
+        t99 = r["tpot_p99_s"] or 0.0
+        return max(t90 / search.ttft_s, t99 / search.tpot_s)
+
+    near = min(search.rows, key=miss)
+    t90, t99 = near["ttft_p90_s"], near["tpot_p99_s"] or 0.0
+    fleet = f"{near['chips']} × {near['hardware']}" + (
+        ", disaggregated" if near["disaggregated"] else ""
+    )
+    if meets(t90, t99, search.ttft_s, search.tpot_s):  # met the percentiles, not the rate
+        return (
+            f"capacity: the closest within {chips} ({fleet}) meets both targets but serves "
+            f"only {units.sig(near['capacity_rps'])} of the {units.sig(search.rate, 6)} "
+            "requests/s"
+        )
+    if t99 / search.tpot_s >= (t90 if t90 is not None else math.inf) / search.ttft_s:
+        which = f"tpot_p99: {_ms(t99)} against the {units.sig(search.tpot_s / ms)} ms target"
+    else:
+        shown = "no first token" if t90 is None else _ms(t90)
+        which = f"ttft_p90: {shown} against the {units.sig(search.ttft_s / ms)} ms target"
+    return f"{which}, the closest within {chips} ({fleet})"
+
+
+def _ms(t: float) -> str:
+    """A time in milliseconds as people write it: 4.5 ms, 133 ms, 4,060 ms."""
+    v = t / units.ms
+    return f"{v:,.0f} ms" if v >= 100 else f"{units.sig(v)} ms"

@@ -1,0 +1,1 @@
+"""Serving modes (decode, static, continuous) from the engine's passes; speculative decoding."""

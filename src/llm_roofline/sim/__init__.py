@@ -1,0 +1,1 @@
+"""The serving simulator: workload, step-time predictor, scheduler, event loop and metrics."""

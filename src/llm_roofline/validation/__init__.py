@@ -1,0 +1,1 @@
+"""Predicted against measured: validation rows, cross-validation, a real PyTorch decode."""

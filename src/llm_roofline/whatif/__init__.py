@@ -1,0 +1,1 @@
+"""What-if questions: sensitivity, chip ranking, fast modes and drafts."""
