@@ -1,8 +1,9 @@
 """FastAPI application: the API (`/api/...`, OpenAPI at `/openapi.json`) and the page (`/`).
 
 `create_app` only assembles: the body-size limit, the error handlers and the routes (the
-page's in `page.py`, the API's in `routes.py`; request bodies in `schemas.py`, a request's
-deployment in `deployment.py`, the report's body in `report.py`).
+page's in `page.py`, the API's in `routes*.py`, one module a view; request bodies and answers
+in `schemas*.py`, a request's deployment in `request_deployment.py`, the report's body in
+`report_body.py`).
 
 Errors: a library error (unknown id, bad config, impossible split) is a 400 whose body names
 the field: `{"detail": "...", "field": "..."}`; a malformed request is FastAPI's 422 with the
@@ -21,7 +22,10 @@ from llm_roofline import __version__
 from llm_roofline._core.errors import LlmRooflineError
 from llm_roofline.web.page import page
 from llm_roofline.web.routes import api
+from llm_roofline.web.routes_deployment import api_deployment
 from llm_roofline.web.routes_economics import api_economics
+from llm_roofline.web.routes_plan import api_plan
+from llm_roofline.web.routes_simulate import api_simulate
 from llm_roofline.web.routes_whatif import api_whatif
 
 __all__ = ["MAX_BODY", "create_app"]
@@ -68,6 +72,9 @@ def create_app() -> FastAPI:
     app.exception_handler(RequestValidationError)(bad_request)
     app.include_router(page)
     app.include_router(api)
+    app.include_router(api_deployment)
+    app.include_router(api_simulate)
+    app.include_router(api_plan)
     app.include_router(api_economics)
     app.include_router(api_whatif)
     return app

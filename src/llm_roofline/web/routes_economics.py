@@ -24,8 +24,8 @@ from llm_roofline.economics.pricing import (
     kv_bytes_from_price_step,
     price_step_active_params,
 )
+from llm_roofline.web.json_values import json_body
 from llm_roofline.web.request_deployment import deployment_of
-from llm_roofline.web.routes import json_body
 from llm_roofline.web.schemas_economics import (
     CacheTiersRequest,
     CostVsContextRequest,

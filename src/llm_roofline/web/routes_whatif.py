@@ -13,8 +13,8 @@ from llm_roofline._core.errors import ConfigError, UnknownIdError
 from llm_roofline._core.units import ms
 from llm_roofline.model.checkpoints import model_entry
 from llm_roofline.model.spec import ModelSpec
+from llm_roofline.web.json_values import json_body
 from llm_roofline.web.request_deployment import deployment_of
-from llm_roofline.web.routes import json_body
 from llm_roofline.web.schemas_whatif import FastModeRequest, SensitivityRequest
 
 __all__ = ["api_whatif"]
