@@ -14,10 +14,25 @@ import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal, cast, get_args
+from typing import Any, cast
 
 from llm_roofline._core import units
-from llm_roofline._core.errors import ConfigError, InputError, closest_ids
+from llm_roofline._core.errors import ConfigError, InputError
+from llm_roofline.hardware.record import (
+    CHIP_CLASSES,
+    DEFAULT_CLASS,
+    FROM_KIND,
+    KINDS,
+    PEAK_KEYS,
+    RECORD_KEYS,
+    STATUSES,
+    ChipClass,
+    ChipKind,
+    RecordSite,
+    check_record,
+    record_number,
+    unscale,
+)
 
 __all__ = [
     "CHIP_CLASSES",
@@ -31,161 +46,12 @@ __all__ = [
     "System",
 ]
 
-# Keys of a catalog record that hold dense peak throughput, and the data type each is for.
-_PEAK_KEYS = {
-    "fp32_dense_tflops": "fp32",
-    "bf16_dense_tflops": "bf16",
-    "fp16_dense_tflops": "fp16",
-    "fp8_dense_tflops": "fp8",
-    "int8_dense_tops": "int8",
-    "fp4_dense_tflops": "fp4",
-    "int4_dense_tops": "int4",
-}
-
 # When weights are stored in a type the chip cannot multiply in (int4, GGUF blocks), kernels
 # dequantise and multiply in the first of these the chip supports.
 COMPUTE_FALLBACK = ("bf16", "fp16", "fp32")
 
 # Weight types whose matmuls run natively in their own type when the chip has that peak.
 _NATIVE_COMPUTE = {"fp32", "bf16", "fp16", "fp8", "fp4", "nvfp4", "mxfp4"}
-
-
-# The kinds of chip (a TPU's scale-up domain is a torus: ESTI's layouts) and release states.
-ChipKind = Literal["gpu", "tpu", "accelerator", "soc"]
-KINDS: tuple[ChipKind, ...] = get_args(ChipKind)
-STATUSES = ("shipping", "announced")
-
-# The class of a chip: the market it is built for. Engines run differently on each, so the
-# validation reports errors by class; docs/catalog.md says what each means.
-ChipClass = Literal[
-    "datacenter-gpu", "workstation-gpu", "consumer-gpu", "tpu", "accelerator", "soc"
-]
-CHIP_CLASSES: tuple[ChipClass, ...] = get_args(ChipClass)
-# The class of a record or Chip that names none: the one its kind implies.
-_DEFAULT_CLASS: dict[ChipKind, ChipClass] = {
-    "gpu": "datacenter-gpu",
-    "tpu": "tpu",
-    "accelerator": "accelerator",
-    "soc": "soc",
-}
-# The default of Chip.chip_class: "not given", replaced by the kind's class in __post_init__, so
-# a built Chip always holds one of CHIP_CLASSES (measure.py builds Chips without a class).
-_FROM_KIND = cast(ChipClass, "")
-
-# Every key a hardware record may hold. Figures are positive numbers with the unit in the key
-# name; fp6 is kept for the record (no engine path multiplies in fp6).
-_FIGURE_KEYS = (
-    "memory_capacity_gb",
-    "memory_capacity_gib",
-    "memory_bandwidth_tb_per_s",
-    *_PEAK_KEYS,
-    "fp6_dense_tflops",
-    "scale_up_bandwidth_gb_per_s",
-    "scale_out_bandwidth_gb_per_s",
-    "power_w",
-    "price_usd_per_hour",
-)
-_INTEGER_KEYS = ("scale_up_domain_chips", "year")
-_TEXT_KEYS = (
-    "name",
-    "vendor",
-    "kind",
-    "class",
-    "status",
-    "memory_type",
-    "price_date",
-    "price_basis",
-    "notes",
-)
-RECORD_KEYS = frozenset((*_TEXT_KEYS, *_INTEGER_KEYS, *_FIGURE_KEYS, "estimated", "sources"))
-
-
-class _Where:
-    """Where a record came from, for one-line errors: a file (`my.toml: key ...`) or a catalog
-    id (`hardware 'x': key ...`)."""
-
-    def __init__(self, hw_id: str, source: str | None) -> None:
-        self.hw_id = hw_id
-        self.source = source
-
-    def error(self, message: str, key: str) -> ConfigError:
-        if self.source is not None:
-            return ConfigError(message, key, source=self.source)
-        return ConfigError(f"hardware {self.hw_id!r}: {message}", key)
-
-
-def _num(rec: Mapping[str, Any], key: str, where: _Where) -> float:
-    v = rec[key]
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
-    if not (ok and math.isfinite(v) and v > 0):
-        raise where.error(f"{key} must be a positive number, got {v!r}", key)
-    return float(v)
-
-
-def _hint(key: str, prefix: str = "") -> str:
-    """' (did you mean ...?)': keys with the same first word (memory_bw -> the memory_* keys),
-    else the closest by spelling."""
-    first = key.split("_")[0]
-    near = sorted(k for k in RECORD_KEYS if k.split("_")[0] == first)
-    if not 1 <= len(near) <= 4:
-        near = closest_ids(key, RECORD_KEYS, n=2)
-    return f" (did you mean {' or '.join(prefix + k for k in near)}?)" if near else ""
-
-
-def _check_record(rec: Mapping[str, Any], where: _Where) -> None:
-    """Refuse unknown keys and values of the wrong type, naming the key."""
-    for key in rec:
-        if key not in RECORD_KEYS:
-            raise where.error(f"unknown key {key!r}{_hint(str(key))}", str(key))
-    for key in _TEXT_KEYS:
-        if key in rec and not isinstance(rec[key], str):
-            raise where.error(f"{key} must be a string, got {rec[key]!r}", key)
-    for key in _FIGURE_KEYS:
-        if key in rec:
-            _num(rec, key, where)
-    for key in _INTEGER_KEYS:
-        v = rec.get(key, 1)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise where.error(f"{key} must be a positive integer, got {v!r}", key)
-    for key, allowed in (("kind", KINDS), ("class", CHIP_CLASSES), ("status", STATUSES)):
-        if key in rec and rec[key] not in allowed:
-            raise where.error(f"{key} must be one of {', '.join(allowed)}, got {rec[key]!r}", key)
-    if "memory_capacity_gb" in rec and "memory_capacity_gib" in rec:
-        raise where.error(
-            "give memory_capacity_gb or memory_capacity_gib, not both", "memory_capacity_gib"
-        )
-    sources = rec.get("sources", {})
-    if not isinstance(sources, Mapping):
-        raise where.error(f"sources must be a table of addresses, got {sources!r}", "sources")
-    for key, address in sources.items():
-        if key not in RECORD_KEYS:
-            hint = _hint(str(key), "sources.")
-            raise where.error(f"unknown key 'sources.{key}'{hint}", f"sources.{key}")
-        if not isinstance(address, str):
-            raise where.error(f"sources.{key} must be a string, got {address!r}", f"sources.{key}")
-    estimated = rec.get("estimated", [])
-    if not isinstance(estimated, list) or not all(isinstance(k, str) for k in estimated):
-        raise where.error(f"estimated must be a list of key names, got {estimated!r}", "estimated")
-    for key in estimated:
-        if key not in RECORD_KEYS:
-            raise where.error(f"estimated names unknown key {key!r}", "estimated")
-
-
-def _unscale(si: float, scale: float) -> float | int:
-    """The figure x, in a record's unit, with x * scale == si exactly (so a record written from a
-    Chip loads back as the same Chip): the shortest decimal that does, else a neighbouring float."""
-    x = si / scale
-    for digits in range(1, 18):
-        cand = float(f"{x:.{digits}g}")
-        if cand * scale == si:
-            return int(cand) if cand.is_integer() and abs(cand) < 2**53 else cand
-    for direction in (math.inf, -math.inf):
-        cand = x
-        for _ in range(8):
-            cand = math.nextafter(cand, direction)
-            if cand * scale == si:
-                return cand
-    return x
 
 
 @dataclass(frozen=True)
@@ -207,7 +73,7 @@ class Chip:
     vendor: str = ""
     memory_type: str = ""  # "HBM3", "GDDR6X", "LPDDR5X (unified)": calibrate.memory_kind
     kind: ChipKind = "gpu"  # a TPU's scale-up domain is a torus (ESTI's layouts)
-    chip_class: ChipClass = _FROM_KIND  # record key `class`; not given: the one kind implies
+    chip_class: ChipClass = FROM_KIND  # record key `class`; not given: the one kind implies
     sources: Mapping[str, str] = field(default_factory=dict)
     estimated: tuple[str, ...] = ()  # catalog keys whose figure is derived or a placeholder
     notes: str = ""
@@ -220,8 +86,8 @@ class Chip:
             raise InputError(
                 f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}", field="kind"
             )
-        if self.chip_class == _FROM_KIND:
-            object.__setattr__(self, "chip_class", _DEFAULT_CLASS[self.kind])
+        if self.chip_class == FROM_KIND:
+            object.__setattr__(self, "chip_class", DEFAULT_CLASS[self.kind])
         elif self.chip_class not in CHIP_CLASSES:
             raise InputError(
                 f"class must be one of {', '.join(CHIP_CLASSES)}, got {self.chip_class!r}",
@@ -235,32 +101,34 @@ class Chip:
         Unknown keys and bad values raise ConfigError naming the key; with `source` (a file
         name) the message starts with it: `my.toml: power_w must be a positive number, got -1`.
         """
-        where = _Where(hw_id, source)
-        _check_record(rec, where)
-        peaks = {dt: _num(rec, k, where) * units.tera for k, dt in _PEAK_KEYS.items() if k in rec}
+        where = RecordSite(hw_id, source)
+        check_record(rec, where)
+        peaks = {
+            dt: record_number(rec, k, where) * units.tera for k, dt in PEAK_KEYS.items() if k in rec
+        }
         if not peaks:
             raise where.error(
                 "no dense peak throughput (bf16_dense_tflops or another *_dense_* key)",
                 "bf16_dense_tflops",
             )
         if "memory_capacity_gb" in rec:
-            mem = _num(rec, "memory_capacity_gb", where) * units.GB
+            mem = record_number(rec, "memory_capacity_gb", where) * units.GB
         elif "memory_capacity_gib" in rec:
-            mem = _num(rec, "memory_capacity_gib", where) * units.GiB
+            mem = record_number(rec, "memory_capacity_gib", where) * units.GiB
         else:
             raise where.error("lacks memory_capacity_gb", "memory_capacity_gb")
         if "memory_bandwidth_tb_per_s" not in rec:
             raise where.error("lacks memory_bandwidth_tb_per_s", "memory_bandwidth_tb_per_s")
 
         def opt(key: str, scale: float) -> float:
-            return _num(rec, key, where) * scale if key in rec else 0.0
+            return record_number(rec, key, where) * scale if key in rec else 0.0
 
         return cls(
             id=hw_id,
             name=str(rec.get("name", hw_id)),
             peak_flops=peaks,
             memory_bytes=mem,
-            memory_bw=_num(rec, "memory_bandwidth_tb_per_s", where) * units.TB,
+            memory_bw=record_number(rec, "memory_bandwidth_tb_per_s", where) * units.TB,
             scale_up_domain=int(rec.get("scale_up_domain_chips", 1)),
             scale_up_bw=opt("scale_up_bandwidth_gb_per_s", units.GB),
             scale_out_bw=opt("scale_out_bandwidth_gb_per_s", units.GB),
@@ -270,8 +138,8 @@ class Chip:
             status=str(rec.get("status", "shipping")),
             vendor=str(rec.get("vendor", "")),
             memory_type=str(rec.get("memory_type", "")),
-            kind=cast(ChipKind, rec.get("kind", "gpu")),  # checked by _check_record
-            chip_class=cast(ChipClass, rec.get("class", _FROM_KIND)),
+            kind=cast(ChipKind, rec.get("kind", "gpu")),  # checked by check_record
+            chip_class=cast(ChipClass, rec.get("class", FROM_KIND)),
             sources=dict(rec.get("sources", {})),
             estimated=tuple(str(k) for k in rec.get("estimated", ())),
             notes=str(rec.get("notes", "")),
@@ -280,7 +148,7 @@ class Chip:
     def to_record(self) -> dict[str, Any]:
         """This chip as a catalog record (unit-suffixed keys, memory in GB), the inverse of
         from_record: `Chip.from_record(c.id, c.to_record()) == c` (year, price_basis, fp6 lost)."""
-        by_dtype = {dt: key for key, dt in _PEAK_KEYS.items()}
+        by_dtype = {dt: key for key, dt in PEAK_KEYS.items()}
         odd = sorted(set(self.peak_flops) - set(by_dtype))
         if odd:
             raise ConfigError(
@@ -297,20 +165,20 @@ class Chip:
         rec["status"] = self.status
         if self.estimated:
             rec["estimated"] = list(self.estimated)
-        rec["memory_capacity_gb"] = _unscale(self.memory_bytes, units.GB)
-        rec["memory_bandwidth_tb_per_s"] = _unscale(self.memory_bw, units.TB)
+        rec["memory_capacity_gb"] = unscale(self.memory_bytes, units.GB)
+        rec["memory_bandwidth_tb_per_s"] = unscale(self.memory_bw, units.TB)
         for dt, key in by_dtype.items():
             if dt in self.peak_flops:
-                rec[key] = _unscale(self.peak_flops[dt], units.tera)
+                rec[key] = unscale(self.peak_flops[dt], units.tera)
         rec["scale_up_domain_chips"] = self.scale_up_domain
         if self.scale_up_bw:
-            rec["scale_up_bandwidth_gb_per_s"] = _unscale(self.scale_up_bw, units.GB)
+            rec["scale_up_bandwidth_gb_per_s"] = unscale(self.scale_up_bw, units.GB)
         if self.scale_out_bw:
-            rec["scale_out_bandwidth_gb_per_s"] = _unscale(self.scale_out_bw, units.GB)
+            rec["scale_out_bandwidth_gb_per_s"] = unscale(self.scale_out_bw, units.GB)
         if self.power_w:
-            rec["power_w"] = _unscale(self.power_w, 1.0)
+            rec["power_w"] = unscale(self.power_w, 1.0)
         if self.price_usd_per_s:
-            rec["price_usd_per_hour"] = _unscale(self.price_usd_per_s, 1.0 / units.hour)
+            rec["price_usd_per_hour"] = unscale(self.price_usd_per_s, 1.0 / units.hour)
         if self.price_date:
             rec["price_date"] = self.price_date
         if self.notes:

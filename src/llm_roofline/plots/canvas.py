@@ -30,6 +30,7 @@ import numpy as np
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import mega, ms
 from llm_roofline.plots import layout
+from llm_roofline.plots.log_ticks import log_ticks
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -91,7 +92,7 @@ def set_title(ax: Axes, text: str, fontsize: float = 10) -> None:
 
 def plain_log_labels(ax: Axes) -> None:
     """Tick labels of log axes as plain numbers (0.1, 1, 10 rather than 10⁻¹, 10⁰, 10¹) where
-    they are short (`layout.log_ticks` chooses which ticks carry one)."""
+    they are short (`log_ticks.log_ticks` chooses which ticks carry one)."""
     layout.plain_numbers(ax)
 
 
@@ -188,7 +189,7 @@ def finish(fig: Figure) -> None:
     _fixed_margins(fig, layout.room_below(fig, renderer))
     for ax in fig.axes:
         if ax.get_label() != "<colorbar>":
-            layout.log_ticks(ax, renderer)
+            log_ticks(ax, renderer)
     layout.arrange(fig, renderer)
     layout.forget(fig)
     for ax in fig.axes:

@@ -9,9 +9,8 @@ margins, and so every position on the page, are final:
 - legends (`legend`): at the corner or side of the axes where they hide the least of the lines
   and points and none of the labels, or (`below=True`, for a figure whose lines leave no
   corner free) under the axes, in room the margins keep for it (`room_below`);
-- tick labels of log axes (`log_ticks`): major ticks at powers of ten only; where fewer than
-  three powers of ten show, minor ticks labelled too (2, 3, 5 or fewer: as many as fit without
-  running into each other); short numbers written plainly (0.1, 20, 300), others as 10³ and 2×10³.
+- tick labels of log axes: `log_ticks.py`, which asks `wants_plain` whether an axes' numbers
+  are written plainly.
 
 Everything is measured with the renderer the PNG is drawn with (text extents, no draw), so it
 adds little to the cost of writing a figure (issue #13).
@@ -21,7 +20,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,6 @@ from llm_roofline._core.arrays import FloatArray
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.axis import Axis
     from matplotlib.backend_bases import RendererBase
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
@@ -45,9 +43,9 @@ __all__ = [
     "forget",
     "label",
     "legend",
-    "log_ticks",
     "plain_numbers",
     "room_below",
+    "wants_plain",
 ]
 
 TICKS = "minor ticks"  # the gid of the lines `canvas` draws minor ticks with: no obstacle
@@ -155,6 +153,12 @@ def legend(ax: Axes, loc: str | None = None, *, below: bool = False, **kw: Any) 
 def plain_numbers(ax: Axes) -> None:
     """Write the tick labels of `ax`'s log axes as plain numbers (0.1, 1, 10) where short."""
     _plan(ax).plain.append(ax)
+
+
+def wants_plain(ax: Axes) -> bool:
+    """Whether `plain_numbers` was asked for `ax`."""
+    plan = _PLANS.get(ax.figure)  # type: ignore[arg-type]
+    return plan is not None and any(a is ax for a in plan.plain)
 
 
 # ---- what a label or legend must keep clear of ------------------------------------------------
@@ -426,111 +430,3 @@ def arrange(fig: Figure, renderer: RendererBase) -> None:
     for entry in plan.legends:  # the last labels that moved: their legends, once more
         if id(entry.ax) in redo:
             _place_legend(entry, page)
-
-
-# ---- tick labels of log axes ---------------------------------------------------------------------
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-_EVERY = (2, 3, 4, 5, 6, 7, 8, 9)
-_SOME = ((2, 3, 5), (2, 5), (3,), ())
-
-
-def _number(v: float, plain: bool) -> str:
-    """A tick label: plainly (0.02, 300, 20,000) when `plain` and short, else 10³ or 2×10³."""
-    if plain and 1e-4 <= v < 1e6:
-        return f"{v:,.6g}"
-    k = math.floor(math.log10(v) + 1e-9)
-    m = v / 10.0**k
-    power = "10" + str(k).translate(_SUPERSCRIPT)
-    return power if abs(m - 1) < 1e-9 else f"{m:.3g}×{power}"
-
-
-def _key(v: float) -> int:
-    return round(math.log10(v) * 1e6)
-
-
-def log_ticks(ax: Axes, renderer: RendererBase) -> None:
-    """Major ticks of `ax`'s log axes at the powers of ten only, labelled as densely as fits
-    (module docstring); the axes' limits and size final."""
-    plan = _PLANS.get(ax.figure)  # type: ignore[arg-type]
-    plain = plan is not None and any(a is ax for a in plan.plain)
-    dpi = float(ax.figure.dpi)
-    for along, axis, length in ((0, ax.xaxis, ax.bbox.width), (1, ax.yaxis, ax.bbox.height)):
-        if axis.get_scale() == "log":
-            _log_axis(axis, along, length, dpi, renderer, plain)
-
-
-def _log_axis(
-    axis: Axis, along: int, length: float, dpi: float, renderer: RendererBase, plain: bool
-) -> None:
-    """One log axis (`along`: 0 for x, 1 for y; `length` in pixels)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter
-
-    lo, hi = sorted(axis.get_view_interval())
-    if not (lo > 0 and hi > lo and math.isfinite(hi)):
-        return
-    a, b = math.log10(lo), math.log10(hi)
-    eps = 1e-9 * (b - a)
-    decades = list(range(math.ceil(a - eps), math.floor(b + eps) + 1))
-    inner = range(math.floor(a), math.ceil(b) + 1)
-
-    def within(v: float) -> bool:
-        return a - eps <= math.log10(v) <= b + eps
-
-    font = axis.get_major_ticks(1)[0].label1.get_fontproperties()
-    gap = 0.4 * float(font.get_size_in_points()) * dpi / 72.0
-
-    def fits(values: list[float], texts: list[str]) -> bool:
-        where = [(math.log10(v) - a) / (b - a) * length for v in values]
-        size = [
-            float(renderer.get_text_width_height_descent(t, font, ismath=False)[along])
-            for t in texts
-        ]
-        return all(
-            where[i + 1] - where[i] >= (size[i] + size[i + 1]) / 2 + gap
-            for i in range(len(values) - 1)
-        )
-
-    subsets = ([_EVERY] if b - a < 0.6 else []) + list(_SOME if len(decades) < 3 else [()])
-    chosen: tuple[list[float], list[float], list[str]] | None = None
-    for stride in (1, 2, 3, 4, 5, 10, 20, 50):
-        majors = [10.0**k for k in decades if k % stride == 0]
-        for subset in subsets if stride == 1 else [()]:
-            minors = [m * 10.0**k for k in inner for m in subset if within(m * 10.0**k)]
-            values = sorted(majors + minors)
-            texts = [_number(v, plain or bool(minors)) for v in values]
-            if fits(values, texts):
-                chosen = (majors, values, texts)
-                break
-        if chosen is not None:
-            break
-    if chosen is None:  # not even one power of ten in fifty fits: label none
-        chosen = ([], [], [])
-    majors, values, texts = chosen
-    extra: list[float] = []
-    if len(values) < 2:  # a narrow axis (240 to 290): round numbers, as on a linear axis
-        from matplotlib.ticker import MaxNLocator
-
-        for bins in (6, 5, 4, 3, 2):
-            locator = MaxNLocator(nbins=bins, steps=[1, 2, 2.5, 5, 10])
-            ticks = [float(v) for v in locator.tick_values(lo, hi) if v > 0 and within(v)]
-            both = sorted({*ticks, *majors})
-            words = [_number(v, True) for v in both]
-            if len(both) >= 2 and fits(both, words):
-                values, texts, extra = both, words, [v for v in ticks if v not in majors]
-                break
-    names = {_key(v): t for v, t in zip(values, texts, strict=True)}
-    marks = [10.0**k for k in decades if 10.0**k not in majors] + extra
-    if len(decades) <= 10:  # matplotlib's own rule: no 2-9 marks past ten decades
-        marks += [m * 10.0**k for k in inner for m in _EVERY if within(m * 10.0**k)]
-
-    def name(v: float, _pos: Any = None) -> str:
-        return names.get(_key(v), "") if v > 0 else ""
-
-    formatter: Callable[[float, Any], str] = name
-    axis.set_major_locator(FixedLocator(majors))
-    taken = {_key(v) for v in majors}
-    marks = list({_key(v): v for v in marks if _key(v) not in taken}.values())  # each once
-    axis.set_minor_locator(FixedLocator(sorted(marks)))
-    axis.set_major_formatter(FuncFormatter(formatter))
-    axis.set_minor_formatter(FuncFormatter(formatter))
