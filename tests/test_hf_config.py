@@ -178,17 +178,17 @@ def test_falcon_layouts_follow_new_decoder_architecture() -> None:
 def test_arch_table_entries_drive_every_part(monkeypatch: pytest.MonkeyPatch) -> None:
     # what differs between architectures is data on the table: an entry with Gemma 2's windows,
     # gpt-oss's sinks and biases and Llama 4's implicit shared expert reads them all
-    from llm_roofline.model.hf import config as hf_config
+    from llm_roofline.model.hf.architectures import ARCH, Arch
     from llm_roofline.model.hf.layers import WindowRule
 
-    entry = hf_config._Arch(
+    entry = Arch(
         windows=WindowRule(global_every=2),
         sinks=True,
         mlp_bias_always=True,
         router_bias=True,
         implicit_shared_expert=True,
     )
-    monkeypatch.setitem(hf_config._ARCH, "toy", entry)
+    monkeypatch.setitem(ARCH, "toy", entry)
     cfg = llama_like(
         model_type="toy",
         sliding_window=64,

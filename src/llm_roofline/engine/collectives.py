@@ -37,7 +37,19 @@ import numpy as np
 
 from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.backend import ARRAY, Backend, Num
-from llm_roofline._core.errors import InputError
+from llm_roofline.engine.links import (
+    ACT_BYTES,
+    AllReduce,
+    allreduce_eval,
+    allreduce_parts,
+    allreduce_plan,
+    allreduce_time,
+    alltoall_eval,
+    alltoall_time,
+    kv_transfer_time,
+    link,
+    network_link,
+)
 from llm_roofline.hardware.chip import Chip
 from llm_roofline.model.weights_read import experts_touched
 
@@ -59,106 +71,6 @@ __all__ = [
     "link",
     "network_link",
 ]
-
-ACT_BYTES = 2.0  # activations travel in 16 bits
-
-
-def link(chip: Chip, group: int, comm: CommModel) -> tuple[float, float]:
-    """(bandwidth bytes/s per chip per direction, latency α) of the link a group of `group`
-    chips crosses: scale-up inside one domain, scale-out beyond it."""
-    if group <= chip.scale_up_domain and chip.scale_up_bw > 0:
-        return chip.scale_up_bw, comm.scale_up_latency_s
-    if chip.scale_out_bw > 0:
-        return network_link(chip, comm)
-    raise InputError(
-        f"a group of {group} chips leaves the {chip.scale_up_domain}-chip scale-up domain of "
-        f"{chip.id}, and the catalog has no scale-out bandwidth for it",
-        field="chips",
-    )
-
-
-def network_link(chip: Chip, comm: CommModel) -> tuple[float, float]:
-    """The scale-out link (bandwidth per chip per direction, latency α)."""
-    if chip.scale_out_bw > 0:
-        return chip.scale_out_bw, comm.scale_out_latency_s
-    raise InputError(f"the catalog has no scale-out bandwidth for {chip.id}", field="chips")
-
-
-def kv_transfer_time(
-    spec: ModelSpec,
-    kv_bytes: float,
-    chip: Chip,
-    *,
-    senders: int,
-    receivers: int,
-    fleet: int,
-    comm: CommModel,
-    tokens: FloatArray | float,
-) -> FloatArray:
-    """Seconds to move the KV cache of a prompt of `tokens` tokens (`kv_bytes` per element)
-    from a prefill instance to a decode instance, whose `senders` and `receivers` chips hold
-    parts of a sequence's KV, the two pools together `fleet` chips (module docstring)."""
-    total = spec.kv_elements_stored(tokens) * kv_bytes
-    bw, alpha = link(chip, fleet, comm)
-    return np.asarray(alpha + total / (bw * min(senders, receivers)), dtype=np.float64)
-
-
-# ---- all-reduce, all-to-all ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _AllReduce:
-    """An all-reduce over n > 1 chips: ring and tree latency, the ring's 2(n−1)/n, bandwidth."""
-
-    ring_lat: float
-    tree_lat: float
-    ring_share: float
-    bw: float
-
-
-def _allreduce_plan(n: int, bw: float, alpha: float, latency: float | None) -> _AllReduce:
-    ring_lat = 2 * (n - 1) * alpha if latency is None else latency
-    tree_lat = 2 * math.ceil(math.log2(n)) * alpha if latency is None else latency
-    return _AllReduce(ring_lat, tree_lat, 2 * (n - 1) / n, bw)
-
-
-def _allreduce(xp: Backend, ar: _AllReduce, m: Num) -> tuple[Num, Num]:
-    """(time, latency part) of an all-reduce of `m` bytes: the cheaper of ring and tree."""
-    ring = ar.ring_lat + ar.ring_share * m / ar.bw
-    tree = ar.tree_lat + 2 * m / ar.bw
-    return xp.minimum(ring, tree), xp.where(ring < tree, ar.ring_lat, ar.tree_lat)
-
-
-def allreduce_parts(
-    n: int, msg_bytes: FloatArray | float, bw: float, alpha: float, latency: float | None = None
-) -> tuple[FloatArray, FloatArray]:
-    """All-reduce of `msg_bytes` over n chips, the cheaper of ring and tree: (time, the
-    latency part of that time)."""
-    m = np.asarray(msg_bytes, dtype=np.float64)
-    if n <= 1:
-        return np.zeros_like(m), np.zeros_like(m)
-    t, lat = _allreduce(ARRAY, _allreduce_plan(n, bw, alpha, latency), m)
-    return np.asarray(t, dtype=np.float64), np.asarray(lat + 0.0 * m, dtype=np.float64)
-
-
-def allreduce_time(
-    n: int, msg_bytes: FloatArray | float, bw: float, alpha: float, latency: float | None = None
-) -> FloatArray:
-    """All-reduce of `msg_bytes` over n chips: the cheaper of ring and tree."""
-    return allreduce_parts(n, msg_bytes, bw, alpha, latency)[0]
-
-
-def _alltoall(alpha: float, sent: Num, bw: float) -> Num:
-    return alpha + sent / bw
-
-
-def alltoall_time(n: int, sent_bytes: FloatArray | float, bw: float, alpha: float) -> FloatArray:
-    """All-to-all over n chips where each chip sends `sent_bytes` to the others."""
-    s = np.asarray(sent_bytes, dtype=np.float64)
-    if n <= 1:
-        return np.zeros_like(s)
-    return np.asarray(_alltoall(alpha, s, bw), dtype=np.float64)
-
 
 # ---- the plan of one split -------------------------------------------------------------------
 
@@ -209,11 +121,11 @@ class CommPlan:
     stage_chips: int
     d_model: int
     torus: _Torus | None  # tp > 1 on a torus machine
-    tp_allreduce: _AllReduce | None  # after attention (and a dense FFN) over tp, else
+    tp_allreduce: AllReduce | None  # after attention (and a dense FFN) over tp, else
     # per layer group: (layers / pp, all-reduces per layer, the expert group's all-reduce
     # when the chips splitting each expert span more than the TP group, the share of tokens
     # reaching one expert group)
-    groups: tuple[tuple[float, int, _AllReduce | None, float], ...]
+    groups: tuple[tuple[float, int, AllReduce | None, float], ...]
     kv_shard: tuple[float, int, int, int, float, float] | None  # L / pp, tp, H, d_qk + d_v, bw, α
     experts: tuple[tuple[float, float, float, float], ...]  # per MoE group: L/pp, hit, bw, α
     ep: int
@@ -231,7 +143,7 @@ def comm_plan(
     if n_ar is None:
         n_ar = 1 if spec.parallel_block else 2
     torus = tp_ar = None
-    groups: list[tuple[float, int, _AllReduce | None, float]] = []
+    groups: list[tuple[float, int, AllReduce | None, float]] = []
     if par.tp > 1 and chip.kind == "tpu":
         bw, alpha = link(chip, par.tp, comm)
         widest = max(g.ffn.d_ff for g in spec.groups)
@@ -250,13 +162,13 @@ def comm_plan(
         latency = comm.allreduce_latency_s
         if par.tp > 1:
             bw, alpha = link(chip, par.tp, comm)
-            tp_ar = _allreduce_plan(par.tp, bw, alpha, latency)
+            tp_ar = allreduce_plan(par.tp, bw, alpha, latency)
         for g in spec.groups:
             ffn = None
             share = 0.0
             if g.ffn.is_moe and par.expert_tp > par.tp:
                 bw_e, alpha_e = link(chip, par.expert_tp, comm)
-                ffn = _allreduce_plan(par.expert_tp, bw_e, alpha_e, latency)
+                ffn = allreduce_plan(par.expert_tp, bw_e, alpha_e, latency)
                 # distinct tokens reaching one expert group: a token whose k experts share a
                 # group is summed there first, so it crosses once: t · (1 − (1 − 1/ep)^k)
                 share = float(experts_touched(par.ep, 1, g.ffn.top_k))
@@ -334,13 +246,13 @@ def comm_eval(
         lat = lat + p.torus.layers * per_lat
     elif p.groups:  # tp > 1, or experts split over more chips than the TP group
         if p.tp_allreduce is not None:
-            attn_ar, attn_lat = _allreduce(xp, p.tp_allreduce, per_group * D * ACT_BYTES)
+            attn_ar, attn_lat = allreduce_eval(xp, p.tp_allreduce, per_group * D * ACT_BYTES)
         else:
             attn_ar = attn_lat = xp.zeros_like(t)
         for layers, n_ar, ffn, share in p.groups:
             if ffn is not None:
                 routed = t * share / p.ep
-                ffn_ar, ffn_lat = _allreduce(xp, ffn, routed * D * ACT_BYTES)
+                ffn_ar, ffn_lat = allreduce_eval(xp, ffn, routed * D * ACT_BYTES)
                 total = total + layers * ((n_ar - 1) * attn_ar + ffn_ar)
                 lat = lat + layers * ((n_ar - 1) * attn_lat + ffn_lat)
             else:
@@ -350,7 +262,7 @@ def comm_eval(
         layers, tp, H, d_qkv, bw, alpha = p.kv_shard
         per_chip = per_group / tp * H * d_qkv * ACT_BYTES
         sent = per_chip * (tp - 1) / tp
-        total = total + layers * _alltoall(alpha, sent, bw)
+        total = total + layers * alltoall_eval(alpha, sent, bw)
         lat = lat + layers * alpha
     if p.experts:
         t_ep = xp.zeros_like(t)
@@ -359,7 +271,7 @@ def comm_eval(
         for layers, hit, bw, alpha in p.experts:
             values = per_chip * hit * D
             for nbytes in (p.dispatch_bytes, ACT_BYTES):  # dispatch, then combine
-                t_ep = t_ep + layers * _alltoall(alpha, values * nbytes, bw)
+                t_ep = t_ep + layers * alltoall_eval(alpha, values * nbytes, bw)
                 lat_ep = lat_ep + layers * alpha
         total, lat = total + t_ep, lat + lat_ep
     if p.hop is not None:

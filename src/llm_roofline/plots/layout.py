@@ -24,9 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from llm_roofline._core.arrays import FloatArray
+from llm_roofline.plots.obstacles import TICKS, Obstacles, box_within
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -48,9 +46,7 @@ __all__ = [
     "wants_plain",
 ]
 
-TICKS = "minor ticks"  # the gid of the lines `canvas` draws minor ticks with: no obstacle
 PAD = 3.0  # points between a label and the point or line it names
-_CLEAR = 2.0  # pixels kept between a label and a line (about half a thick line)
 _CROSSED = 1e3  # the badness of one line through a label, or of two words overlapping
 _OUTSIDE = 1e6  # the badness of a label (partly) outside its axes
 
@@ -161,86 +157,6 @@ def wants_plain(ax: Axes) -> bool:
     return plan is not None and any(a is ax for a in plan.plain)
 
 
-# ---- what a label or legend must keep clear of ------------------------------------------------
-
-
-@dataclass
-class _Obstacles:
-    """An axes' drawn lines as segments, and its points (markers, scatter), in pixels."""
-
-    lines: list[tuple[FloatArray, FloatArray]]  # each line: segment starts, segment ends
-    points: FloatArray
-
-    @classmethod
-    def of(cls, ax: Axes) -> _Obstacles:
-        from matplotlib.collections import PathCollection
-
-        lines, points = [], [np.empty((0, 2))]
-        for ln in ax.lines:
-            if not ln.get_visible() or ln.get_gid() == TICKS:
-                continue
-            xy = ln.get_transform().transform(ln.get_path().vertices)
-            if ln.get_marker() not in ("None", "", " ", None):
-                points.append(xy[np.all(np.isfinite(xy), axis=1)])
-            if ln.get_linestyle() in ("None", "", " ") or ln.get_linewidth() == 0:
-                continue
-            ok = np.all(np.isfinite(xy[:-1]), axis=1) & np.all(np.isfinite(xy[1:]), axis=1)
-            lines.append((xy[:-1][ok], xy[1:][ok]))
-        for coll in ax.collections:
-            if isinstance(coll, PathCollection) and coll.get_visible():
-                xy = coll.get_offset_transform().transform(coll.get_offsets())
-                points.append(xy[np.all(np.isfinite(xy), axis=1)])
-        return cls(lines, np.concatenate(points))
-
-    def crossings(self, box: Bbox) -> int:
-        """How many lines pass through `box` (widened by `_CLEAR`)."""
-        wide = box.padded(_CLEAR)
-        return sum(_length_inside(a, b, wide) > 0 for a, b in self.lines)
-
-    def ink(self, box: Bbox) -> float:
-        """The length of line (pixels) and number of points inside `box`, a point counted as
-        ten pixels of line."""
-        inside = _inside(self.points, box.padded(_CLEAR))
-        return sum(_length_inside(a, b, box) for a, b in self.lines) + 10.0 * inside
-
-    def points_in(self, box: Bbox) -> int:
-        return _inside(self.points, box.padded(_CLEAR))
-
-
-def _inside(points: FloatArray, box: Bbox) -> int:
-    x, y = points[:, 0], points[:, 1]
-    return int(np.count_nonzero((x >= box.x0) & (x <= box.x1) & (y >= box.y0) & (y <= box.y1)))
-
-
-def _length_inside(p0: FloatArray, p1: FloatArray, box: Bbox) -> float:
-    """The total length of the segments p0[i]-p1[i] inside `box` (Liang-Barsky clipping)."""
-    if p0.size == 0:
-        return 0.0
-    d = p1 - p0
-    t0 = np.zeros(len(d))
-    t1 = np.ones(len(d))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for k, (lo, hi) in enumerate(((box.x0, box.x1), (box.y0, box.y1))):
-            a = (lo - p0[:, k]) / d[:, k]
-            b = (hi - p0[:, k]) / d[:, k]
-            flat = d[:, k] == 0
-            within = (p0[:, k] >= lo) & (p0[:, k] <= hi)
-            enter = np.where(flat, np.where(within, -np.inf, np.inf), np.minimum(a, b))
-            leave = np.where(flat, np.where(within, np.inf, -np.inf), np.maximum(a, b))
-            t0 = np.maximum(t0, enter)
-            t1 = np.minimum(t1, leave)
-    return float(np.sum(np.hypot(d[:, 0], d[:, 1]) * np.clip(t1 - t0, 0.0, None)))
-
-
-def _within(box: Bbox, frame: Bbox) -> bool:
-    return bool(
-        box.x0 >= frame.x0 - 0.5
-        and box.x1 <= frame.x1 + 0.5
-        and box.y0 >= frame.y0 - 0.5
-        and box.y1 <= frame.y1 + 0.5
-    )
-
-
 # ---- placing ------------------------------------------------------------------------------------
 
 
@@ -257,13 +173,13 @@ class _Page:
 
     def __init__(self, renderer: RendererBase) -> None:
         self.renderer = renderer
-        self._obstacles: dict[int, _Obstacles] = {}
+        self._obstacles: dict[int, Obstacles] = {}
         self._words: dict[int, Bbox] = {}
         self.legends: dict[int, Bbox] = {}
 
-    def obstacles(self, ax: Any) -> _Obstacles:
+    def obstacles(self, ax: Any) -> Obstacles:
         if id(ax) not in self._obstacles:
-            self._obstacles[id(ax)] = _Obstacles.of(ax)
+            self._obstacles[id(ax)] = Obstacles.of(ax)
         return self._obstacles[id(ax)]
 
     def words(self, ax: Any, skip: Iterable[Any] = ()) -> list[Bbox]:
@@ -294,7 +210,7 @@ def _place_label(lab: _Label, page: _Page, pending: list[Any]) -> bool:
     for spot in lab.spots:  # the first with nothing in the way, else the least in the way
         _move(ann, spot)
         box = ann.get_window_extent(page.renderer)
-        hard = 0.0 if _within(box, ax.bbox) else _OUTSIDE
+        hard = 0.0 if box_within(box, ax.bbox) else _OUTSIDE
         hard += _CROSSED * obstacles.crossings(box)
         hard += _CROSSED * sum(box.overlaps(o) for o in others)
         score = (hard, float(obstacles.points_in(box)))  # then as few points covered

@@ -1,12 +1,12 @@
 """Read a Hugging Face `config.json` into a ModelSpec: plain JSON, no model code.
 
 Field names differ between architectures (GPT-J says `n_embd`, Falcon `num_kv_heads`), so each
-quantity is looked up through a short list of aliases, by the typed readers of `hf_fields`.
-Facts a config does not state (is the MLP gated? are attention and FFN side by side? which
-layers slide?) come from the architecture table `_ARCH` keyed by `model_type`, never from
-guessing at ratios; the part functions below (attention, feed-forward, layer groups, norms)
+quantity is looked up through a short list of aliases, by the typed readers of `fields`. Facts
+a config does not state (is the MLP gated? are attention and FFN side by side? which layers
+slide?) come from the architecture table (`architectures.ARCH`, keyed by `model_type`), never
+from guessing at ratios; the part functions below (attention, feed-forward, layer groups, norms)
 read the table's fields and hold no per-architecture branches. A config whose `model_type` is
-not in the table is read as a Llama-style decoder (`_GENERIC`: gated MLP, RMSNorm, no biases,
+not in the table is read as a Llama-style decoder (`GENERIC`: gated MLP, RMSNorm, no biases,
 untied embeddings unless the config says otherwise) from the same fields, with one
 `UnknownModelTypeWarning` naming the fields it relied on; only a config that lacks a field the
 roofline needs is refused, naming that field. The rules, in order, are in docs/design.md
@@ -18,111 +18,18 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from llm_roofline._core.errors import ConfigError, UnknownModelTypeWarning, closest_ids
+from llm_roofline.model.hf.architectures import ARCH, GENERIC, GENERIC_TEXT, KNOWN_MODEL_TYPES, Arch
 from llm_roofline.model.hf.fields import Noted, flag, int_field, opt_int
-from llm_roofline.model.hf.layers import WindowRule, groups, layer_windows, moe_layers
+from llm_roofline.model.hf.layers import groups, layer_windows, moe_layers
 from llm_roofline.model.hf.vision import vision_params
 from llm_roofline.model.spec import FFN, Attention, ModelSpec
 
 __all__ = ["KNOWN_MODEL_TYPES", "load_config", "spec_from_config", "unknown_type_note"]
 
-
-_EVERY_LAYER_SLIDES = WindowRule()  # when sliding_window is set and use_sliding_window is not off
-
-
-@dataclass(frozen=True)
-class _Arch:
-    """What an architecture does that its config.json does not say."""
-
-    # --- the block ---
-    gated: bool = True  # SwiGLU / GeGLU: 3 matrices
-    parallel: bool = False  # attention and MLP read the same input (one all-reduce per layer)
-    tie_default: bool = False  # tie_word_embeddings when the config is silent
-    norms_per_layer: int = 2  # RMSNorm/LayerNorm weight vectors of size D per layer
-    norm_bias: bool = False  # LayerNorm (weight and bias) instead of RMSNorm
-    lm_head_bias: bool = False
-    # a config flag that, when true, selects a newer layout of the same model_type (Falcon's
-    # new_decoder_architecture: 40B and 180B, grouped KV heads, ln_attn and ln_mlp); without it
-    # the KV heads follow multi_query (1 or H) and a parallel block has `old_parallel_norms`
-    new_layout_flag: str = ""
-    old_parallel_norms: int = 0  # Falcon 7B: one LayerNorm shared by attention and MLP
-    # --- attention ---
-    qkv_bias: bool = False  # default when the config has no attention_bias field
-    o_bias: bool = False  # bias on the attention output projection, likewise
-    qk_norm: bool = False
-    sinks: bool = False  # gpt-oss: one learned logit per head
-    # --- feed-forward ---
-    mlp_bias: bool = False  # default when the config has no mlp_bias (or bias) field
-    mlp_bias_always: bool = False  # gpt-oss: experts carry biases (gate_up and down), any config
-    router_bias: bool = False  # gpt-oss
-    implicit_shared_expert: bool = False  # Llama 4: one shared expert of the expert width
-    # --- which layers slide or attend in chunks, when the config has no layer_types ---
-    windows: WindowRule = _EVERY_LAYER_SLIDES
-
-
-_GEMMA2 = _Arch(tie_default=True, norms_per_layer=4, windows=WindowRule(global_every=2))
-_GEMMA3 = _Arch(
-    tie_default=True,
-    norms_per_layer=4,
-    qk_norm=True,
-    windows=WindowRule(global_every=6, global_every_field="sliding_window_pattern"),
-)
-_LLAMA4 = _Arch(implicit_shared_expert=True, windows=WindowRule(nope_every=4))
-
-_ARCH: dict[str, _Arch] = {
-    "llama": _Arch(),
-    "mistral": _Arch(),
-    "mixtral": _Arch(),
-    "llama4": _LLAMA4,
-    "llama4_text": _LLAMA4,
-    "qwen2": _Arch(qkv_bias=True),  # Qwen2's q/k/v projections carry a bias, o does not
-    "qwen2_moe": _Arch(qkv_bias=True),
-    "qwen3": _Arch(qk_norm=True),
-    "qwen3_moe": _Arch(qk_norm=True),
-    "deepseek_v2": _Arch(),
-    "deepseek_v3": _Arch(),
-    "deepseek_v32": _Arch(),  # DeepSeek-V3.2: V3 with sparse attention (index_* fields)
-    "kimi_k2": _Arch(),
-    "gemma": _Arch(tie_default=True),
-    "gemma2": _GEMMA2,
-    "gemma3": _GEMMA3,
-    "gemma3_text": _GEMMA3,
-    "gpt_oss": _Arch(sinks=True, mlp_bias_always=True, router_bias=True),
-    "palm": _Arch(parallel=True, tie_default=True, norms_per_layer=1),
-    "phi3": _Arch(),
-    "gptj": _Arch(
-        gated=False,
-        parallel=True,
-        mlp_bias=True,
-        lm_head_bias=True,
-        norms_per_layer=1,
-        norm_bias=True,
-    ),
-    "falcon": _Arch(
-        gated=False,
-        tie_default=True,
-        norm_bias=True,
-        new_layout_flag="new_decoder_architecture",
-        old_parallel_norms=1,
-    ),
-    # GPT-NeoX: biases on q/k/v and the output projection; use_parallel_residual defaults true
-    "gpt_neox": _Arch(
-        gated=False, parallel=True, qkv_bias=True, o_bias=True, mlp_bias=True, norm_bias=True
-    ),
-}
-
-KNOWN_MODEL_TYPES = tuple(sorted(_ARCH))
-
-# An unknown model_type: the layout most decoders since Llama share (what `_Arch()` says).
-_GENERIC = _Arch()
-_GENERIC_TEXT = (
-    "a Llama-style decoder (gated MLP, RMSNorm, no biases unless the config sets attention_bias"
-    " or mlp_bias, untied embeddings unless tie_word_embeddings)"
-)
 
 # Aliases, first match wins.
 _HIDDEN = ("hidden_size", "n_embd", "d_model", "dim")
@@ -167,7 +74,7 @@ def _text_part(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     return dict(cfg), top_type
 
 
-def _arch(mt: str, src: str) -> _Arch | None:
+def _arch(mt: str, src: str) -> Arch | None:
     """The table's entry for `model_type`, None for a type it does not know; a config without
     one is refused (it is not a Hugging Face config)."""
     if not mt:
@@ -176,7 +83,7 @@ def _arch(mt: str, src: str) -> _Arch | None:
             "model_type",
             src,
         )
-    return _ARCH.get(mt)
+    return ARCH.get(mt)
 
 
 def _unknown_type_note(mt: str, used: list[str]) -> str:
@@ -186,11 +93,11 @@ def _unknown_type_note(mt: str, used: list[str]) -> str:
     hint = f"; closest: {', '.join(near)}" if near else ""
     return (
         f"model_type {mt!r} is not one of the {len(KNOWN_MODEL_TYPES)} known{hint}: read as "
-        f"{_GENERIC_TEXT} from {', '.join(used)}; check the parameter count against the model card"
+        f"{GENERIC_TEXT} from {', '.join(used)}; check the parameter count against the model card"
     )
 
 
-def _new_layout(c: Mapping[str, Any], arch: _Arch, src: str) -> bool:
+def _new_layout(c: Mapping[str, Any], arch: Arch, src: str) -> bool:
     """Whether the config selects the architecture's newer layout (False: none exists)."""
     return bool(arch.new_layout_flag) and flag(c, arch.new_layout_flag, False, src)
 
@@ -198,7 +105,7 @@ def _new_layout(c: Mapping[str, Any], arch: _Arch, src: str) -> bool:
 # ---- attention ------------------------------------------------------------------------------
 
 
-def _attention(c: Mapping[str, Any], arch: _Arch, D: int, H: int, src: str) -> Attention:
+def _attention(c: Mapping[str, Any], arch: Arch, D: int, H: int, src: str) -> Attention:
     """DeepSeek's multi-head latent attention when the config has a kv_lora_rank, else MHA,
     GQA or MQA by the number of KV heads."""
     kv_lora = opt_int(c, ("kv_lora_rank",), src)
@@ -235,7 +142,7 @@ def _sparse(cfg: Mapping[str, Any], src: str) -> tuple[int, int, int]:
     return topk, heads, int_field(cfg, ("index_head_dim",), "indexer head dim", src)
 
 
-def _kv_heads(c: Mapping[str, Any], arch: _Arch, H: int, src: str) -> int:
+def _kv_heads(c: Mapping[str, Any], arch: Arch, H: int, src: str) -> int:
     """K: the config's KV heads; absent (or before a newer layout counts them), 1 for a
     multi-query model and H otherwise."""
     K = opt_int(c, _KV_HEADS, src)
@@ -253,7 +160,7 @@ def _kv_heads(c: Mapping[str, Any], arch: _Arch, H: int, src: str) -> int:
     return K
 
 
-def _heads_attention(c: Mapping[str, Any], arch: _Arch, D: int, H: int, src: str) -> Attention:
+def _heads_attention(c: Mapping[str, Any], arch: Arch, D: int, H: int, src: str) -> Attention:
     K = _kv_heads(c, arch, H, src)
     d_h = opt_int(c, ("head_dim", "kv_channels"), src)
     if d_h is None:  # only when the config does not state it
@@ -282,7 +189,7 @@ def _heads_attention(c: Mapping[str, Any], arch: _Arch, D: int, H: int, src: str
 # ---- feed-forward ---------------------------------------------------------------------------
 
 
-def _ffns(c: Mapping[str, Any], arch: _Arch, D: int, src: str) -> tuple[FFN, FFN | None]:
+def _ffns(c: Mapping[str, Any], arch: Arch, D: int, src: str) -> tuple[FFN, FFN | None]:
     """The dense MLP, and the mixture of experts when the config has more than one expert."""
     E = opt_int(c, _N_EXPERTS, src, zero_ok=True)  # 0 or absent: a dense model
     bias = flag(c, "mlp_bias" if "mlp_bias" in c else "bias", arch.mlp_bias, src)
@@ -300,7 +207,7 @@ def _ffns(c: Mapping[str, Any], arch: _Arch, D: int, src: str) -> tuple[FFN, FFN
     return dense, (_moe(c, arch, E, bias, src) if E and E > 1 else None)
 
 
-def _moe(c: Mapping[str, Any], arch: _Arch, E: int, bias: bool, src: str) -> FFN:
+def _moe(c: Mapping[str, Any], arch: Arch, E: int, bias: bool, src: str) -> FFN:
     k = int_field(c, _TOP_K, "experts per token", src)
     if k > E:
         raise ConfigError(
@@ -322,7 +229,7 @@ def _moe(c: Mapping[str, Any], arch: _Arch, E: int, bias: bool, src: str) -> FFN
     )
 
 
-def _shared_width(c: Mapping[str, Any], arch: _Arch, F_exp: int, src: str) -> int:
+def _shared_width(c: Mapping[str, Any], arch: Arch, F_exp: int, src: str) -> int:
     """Total width of the shared experts every token passes through (0: none)."""
     n_shared = opt_int(c, ("n_shared_experts",), src, zero_ok=True) or 0  # DeepSeek
     width = opt_int(c, ("shared_expert_intermediate_size",), src, zero_ok=True)  # Qwen MoE
@@ -336,7 +243,7 @@ def _shared_width(c: Mapping[str, Any], arch: _Arch, F_exp: int, src: str) -> in
 # ---- the whole model ------------------------------------------------------------------------
 
 
-def _norms_per_layer(c: Mapping[str, Any], arch: _Arch, parallel: bool, src: str) -> int:
+def _norms_per_layer(c: Mapping[str, Any], arch: Arch, parallel: bool, src: str) -> int:
     """Norm weight vectors per layer (Falcon's older parallel block shares one)."""
     new_layout = _new_layout(c, arch, src)
     if parallel and arch.old_parallel_norms and not new_layout:
@@ -387,7 +294,7 @@ def _read(cfg: Mapping[str, Any], name: str | None, source: str) -> tuple[ModelS
         raise ConfigError("a config must be a JSON object", source=source)
     text, mt = _text_part(cfg)
     known = _arch(mt, source)
-    arch = known or _GENERIC
+    arch = known or GENERIC
     c: Mapping[str, Any] = text if known else Noted(text)  # an unknown type notes its reads
     D = int_field(c, _HIDDEN, "d_model", source)
     L = int_field(c, _LAYERS, "number of layers", source)

@@ -3,7 +3,7 @@
 A layer attends globally, within a sliding window of W tokens, or within chunks of C tokens
 (Llama 4), and holds a dense MLP or a mixture of experts. `layer_windows` follows the config's
 `layer_types` when present, else the architecture's `WindowRule` (a field of each entry of
-`hf_config._ARCH`); `groups` folds the layers into runs that share a span and a block. The rules,
+`architectures.ARCH`); `groups` folds the layers into runs that share a span and a block. The rules,
 in order, are in docs/design.md ("Reading config.json").
 """
 
