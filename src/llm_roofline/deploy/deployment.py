@@ -16,34 +16,41 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.dtypes import get_dtype
-from llm_roofline._core.errors import ConfigError, InputError, UnknownIdError
 from llm_roofline._core.units import hour
-from llm_roofline.calibration.profile import Profile, get_profile, list_profiles, pass_time
+from llm_roofline.calibration.profile import Profile, get_profile, pass_time
 from llm_roofline.deploy.fit_bulk import advised
+from llm_roofline.deploy.inputs import (
+    DEFAULT_ENGINE,
+    checked_chip,
+    checked_dtypes,
+    checked_overlap,
+    engine_name,
+    split_rule_text,
+)
 from llm_roofline.deploy.split import auto_split, count, max_experts, pad_heads
 from llm_roofline.deploy.split_balance import deployment_balance_batch
-from llm_roofline.engine.memory import max_batch, memory_use, weights_per_chip
+from llm_roofline.engine.memory import MemoryUse, max_batch, memory_use, weights_per_chip
 from llm_roofline.engine.parallel import CommModel, Parallelism
 from llm_roofline.engine.roofline import (
-    OVERLAP_MODES,
     StepTime,
     decode_step,
     positive_array,
     prefill,
 )
-from llm_roofline.hardware.catalog import get_hardware
 from llm_roofline.hardware.chip import Chip, System
 from llm_roofline.model.checkpoints import get_model
 from llm_roofline.model.spec import ModelSpec
 from llm_roofline.serving.modes import replicated, serve, serve_many, valid_rows
+from llm_roofline.serving.results import ServingColumns, ServingResult
 
-__all__ = ["DEPLOYMENT_FIELDS", "Deployment", "auto_split", "deployment", "pad_heads"]
+__all__ = ["DEPLOYMENT_FIELDS", "Deployment", "PassTime", "auto_split", "deployment", "pad_heads"]
 
 # The fields a deployment is described by (flags, CSV columns, JSON keys), in this order.
 DEPLOYMENT_FIELDS: tuple[str, ...] = (
@@ -57,7 +64,15 @@ DEPLOYMENT_FIELDS: tuple[str, ...] = (
     "pad_heads",
 )
 DEPLOYMENT_FIELDS += ("weight_dtype", "kv_dtype", "overlap", "engine", "price_usd_per_hour")
-DEFAULT_ENGINE = "calibrated"
+
+
+class PassTime(NamedTuple):
+    """A pass's time under an engine, seconds: the prediction and its range (`low` never below
+    the ideal time, the lower bound; for `ideal` all three are the ideal time)."""
+
+    t: FloatArray
+    low: FloatArray
+    high: FloatArray
 
 
 @dataclass(frozen=True)
@@ -247,7 +262,9 @@ class Deployment:
         )
         return self._whole(step, B)
 
-    def time(self, step: StepTime, *, is_prefill: bool = False, engine: str | None = None) -> Any:
+    def time(
+        self, step: StepTime, *, is_prefill: bool = False, engine: str | None = None
+    ) -> PassTime:
         """A pass's time under an engine (the deployment's by default): (t, low, high) arrays;
         for `ideal` low = high = t. A range never reaches below the ideal time, the lower
         bound (a profile's 10th percentile can: its fitted rows are other deployments)."""
@@ -255,12 +272,13 @@ class Deployment:
         prof = self.profile if engine is None else get_profile(engine, self.chip)
         t = pass_time(step, prof, prefill=is_prefill)
         if prof is None:
-            return t, t, t
-        return t, np.maximum(t * prof.low, step.t_step), np.maximum(t * prof.high, step.t_step)
+            return PassTime(t, t, t)
+        low, high = np.maximum(t * prof.low, step.t_step), np.maximum(t * prof.high, step.t_step)
+        return PassTime(t, low, high)
 
     def memory(
         self, batch: ArrayLike, context_len: ArrayLike, tokens_per_seq: ArrayLike = 1
-    ) -> Any:
+    ) -> MemoryUse:
         """Memory per chip (the fullest chip of the busiest replica)."""
 
         return memory_use(
@@ -300,7 +318,7 @@ class Deployment:
         output_len: int,
         mode: str = "decode",
         search_fit: bool = False,
-    ) -> Any:
+    ) -> ServingResult:
         """The scenario contract's figures for this deployment (see `serving.serve`); with
         `search_fit`, a "does not fit" warning also names the chips and data types that would
         fit (`fit_advice.advised`)."""
@@ -315,7 +333,7 @@ class Deployment:
 
     def serve_many(
         self, batch: ArrayLike, input_len: ArrayLike, output_len: ArrayLike, mode: str = "decode"
-    ) -> Any:
+    ) -> ServingColumns:
         """`serve` for many scenarios at once (arrays, one element a scenario; each pass one
         engine call over them all): `serve`'s figures as `serving.ServingColumns`."""
 
@@ -330,16 +348,7 @@ class Deployment:
         return advised(self, res, whole, I, O, mode)
 
 
-def engine_name(engine: str | None) -> str:
-    """The engine `engine` names, checked (None: the default); UnknownIdError otherwise."""
-
-    name = (engine or DEFAULT_ENGINE).strip().lower()
-    known = list_profiles()
-    if name not in known:
-        raise UnknownIdError("engine", name, known)
-    return name
-
-
+# size: one keyword a field of the deployment contract (DEPLOYMENT_FIELDS, docs/deployment.md)
 def deployment(
     model: str | ModelSpec,
     hardware: str | Chip,
@@ -365,22 +374,10 @@ def deployment(
     (1, 72, 1)
     """
     spec = get_model(model)
-    try:
-        chip = get_hardware(hardware)
-    except ConfigError as exc:  # a chip record FILE.toml: the field is the hardware
-        raise ConfigError(str(exc), field="hardware") from None
-    if price_usd_per_hour is not None:
-        chip = chip.with_price(price_usd_per_hour)
+    chip = checked_chip(hardware, price_usd_per_hour)
     n = count(chips, "chips")
-    for name, value in (("weight_dtype", weight_dtype), ("kv_dtype", kv_dtype)):
-        try:
-            get_dtype(value)
-        except UnknownIdError as exc:  # name the field it came from
-            raise InputError(str(exc), field=name) from None
-    if overlap not in OVERLAP_MODES:
-        raise InputError(
-            f"overlap must be one of {', '.join(OVERLAP_MODES)}, got {overlap!r}", field="overlap"
-        )
+    checked_dtypes(weight_dtype, kv_dtype)
+    checked_overlap(overlap)
     t, p, e, r = auto_split(
         spec,
         chip,
@@ -393,12 +390,6 @@ def deployment(
         padded=bool(pad_heads),
     )
     given = [k for k, v in (("tp", tp), ("pp", pp), ("ep", ep), ("replicas", replicas)) if v]
-    if len(given) == 4:
-        rule = "given"
-    elif given:
-        rule = f"auto, keeping the given {', '.join(given)}"
-    else:
-        rule = "auto"
     dep = Deployment(
         spec=spec,
         chip=chip,
@@ -414,7 +405,7 @@ def deployment(
         overlap=overlap,
         engine=engine_name(engine),
         comm=comm or CommModel(),
-        split_rule=rule,
+        split_rule=split_rule_text(given),
         given=tuple(given),
     )
     dep.parallel.check(dep.model)

@@ -30,7 +30,8 @@ from typing import Any
 from llm_roofline._core.errors import InputError, LlmRooflineError
 from llm_roofline._core.units import parse_count
 from llm_roofline.calibration.profile import list_profiles
-from llm_roofline.deploy.deployment import DEFAULT_ENGINE, DEPLOYMENT_FIELDS, Deployment, deployment
+from llm_roofline.deploy.deployment import DEPLOYMENT_FIELDS, Deployment, deployment
+from llm_roofline.deploy.inputs import DEFAULT_ENGINE
 from llm_roofline.deploy.split import count
 from llm_roofline.engine.roofline import MAX_SIZE
 from llm_roofline.serving.modes import MODES
