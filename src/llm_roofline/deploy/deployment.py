@@ -53,17 +53,9 @@ from llm_roofline.serving.results import ServingColumns, ServingResult
 __all__ = ["DEPLOYMENT_FIELDS", "Deployment", "PassTime", "auto_split", "deployment", "pad_heads"]
 
 # The fields a deployment is described by (flags, CSV columns, JSON keys), in this order.
-DEPLOYMENT_FIELDS: tuple[str, ...] = (
-    "model",
-    "hardware",
-    "chips",
-    "tp",
-    "pp",
-    "ep",
-    "replicas",
-    "pad_heads",
-)
-DEPLOYMENT_FIELDS += ("weight_dtype", "kv_dtype", "overlap", "engine", "price_usd_per_hour")
+DEPLOYMENT_FIELDS: tuple[str, ...] = ("model", "hardware", "chips", "tp", "pp", "ep", "replicas")
+DEPLOYMENT_FIELDS += ("pad_heads", "weight_dtype", "kv_dtype", "overlap", "engine")
+DEPLOYMENT_FIELDS += ("price_usd_per_hour",)
 
 
 class PassTime(NamedTuple):
@@ -146,7 +138,6 @@ class Deployment:
     def profile(self) -> Profile | None:
         """The calibrated engine on this deployment's chip (None for `ideal`): how serving
         times it. Its `note` says which measured constants it took."""
-
         return get_profile(self.engine, self.chip)
 
     def split_text(self) -> str:
@@ -215,6 +206,10 @@ class Deployment:
 
     # ---- the engine, for the whole deployment --------------------------------------------
 
+    def _bytes_kw(self) -> dict[str, Any]:
+        """What memory counts beside the model and chips: the data types and the split."""
+        return {k: getattr(self, k) for k in ("weight_dtype", "kv_dtype", "parallel")}
+
     def _kw(self) -> dict[str, Any]:
         keys = ("weight_dtype", "kv_dtype", "overlap", "parallel", "comm")
         return {k: getattr(self, k) for k in keys}
@@ -268,7 +263,6 @@ class Deployment:
         """A pass's time under an engine (the deployment's by default): (t, low, high) arrays;
         for `ideal` low = high = t. A range never reaches below the ideal time, the lower
         bound (a profile's 10th percentile can: its fitted rows are other deployments)."""
-
         prof = self.profile if engine is None else get_profile(engine, self.chip)
         t = pass_time(step, prof, prefill=is_prefill)
         if prof is None:
@@ -280,34 +274,17 @@ class Deployment:
         self, batch: ArrayLike, context_len: ArrayLike, tokens_per_seq: ArrayLike = 1
     ) -> MemoryUse:
         """Memory per chip (the fullest chip of the busiest replica)."""
-
-        return memory_use(
-            self.model,
-            self.instance,
-            batch=self.per_replica(batch),
-            context_len=context_len,
-            tokens_per_seq=tokens_per_seq,
-            weight_dtype=self.weight_dtype,
-            kv_dtype=self.kv_dtype,
-            parallel=self.parallel,
-        )
+        B = self.per_replica(batch)
+        seq = {"context_len": context_len, "tokens_per_seq": tokens_per_seq}
+        return memory_use(self.model, self.instance, batch=B, **seq, **self._bytes_kw())
 
     def max_batch(self, context_len: ArrayLike) -> np.ndarray:
         """The largest batch (all replicas) that fits at `context_len`."""
-
-        one = max_batch(
-            self.model,
-            self.instance,
-            context_len=context_len,
-            weight_dtype=self.weight_dtype,
-            kv_dtype=self.kv_dtype,
-            parallel=self.parallel,
-        )
+        one = max_batch(self.model, self.instance, context_len=context_len, **self._bytes_kw())
         return np.asarray(one * self.replicas, dtype=np.int64)
 
     def weights_per_chip_bytes(self) -> float:
         """Weight bytes on the fullest chip, for this split."""
-
         return weights_per_chip(self.model, self.parallel) * get_dtype(self.weight_dtype).bytes
 
     def serve(
@@ -322,7 +299,6 @@ class Deployment:
         """The scenario contract's figures for this deployment (see `serving.serve`); with
         `search_fit`, a "does not fit" warning also names the chips and data types that would
         fit (`fit_advice.advised`)."""
-
         B = count(batch, "batch")
         per = -(-B // self.replicas)
         kw: dict[str, Any] = {"input_len": input_len, "output_len": output_len, "mode": mode}
@@ -336,7 +312,6 @@ class Deployment:
     ) -> ServingColumns:
         """`serve` for many scenarios at once (arrays, one element a scenario; each pass one
         engine call over them all): `serve`'s figures as `serving.ServingColumns`."""
-
         B, I, O = (np.asarray(x).ravel() for x in (batch, input_len, output_len))
         for i in np.flatnonzero(~valid_rows(B, I, O, mode))[:1]:  # refused: `serve`'s error
             self.serve(batch=B[i].item(), input_len=I[i].item(), output_len=O[i].item(), mode=mode)
