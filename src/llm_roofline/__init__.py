@@ -5,7 +5,7 @@ catalogs of real models (their config.json) and real hardware (datasheet figures
 
 >>> import llm_roofline as lr
 >>> step = lr.decode_step("llama-3.1-8b", "h100-sxm", batch=[1, 256], context_len=4096)
->>> step.t_step.shape, list(step.bound_names)
+>>> step.t_step.shape, step.bound_names.tolist()
 ((2,), ['memory', 'memory'])
 
 One deployment (model, chips, split, data types, engine) gives the same numbers on every

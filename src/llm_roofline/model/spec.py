@@ -29,11 +29,8 @@ from llm_roofline.model.attention_flops import (
     attention_flops_plan,
     causal_pairs,
     decode_attention,
-    prefill_attention,
 )
 from llm_roofline.model.kv_cache import (
-    keys_held,
-    keys_read,
     kv_cache_plan,
     kv_per_sequence,
     kv_read,
@@ -196,18 +193,6 @@ class LayerGroup:
     window: int | None = None
     chunked: bool = False
 
-    def cached_keys(self, context: FloatArray) -> FloatArray:
-        """Keys a decode token reads from a cache of `context` tokens in one of these layers:
-        all S (global), the last min(S, W) (sliding), or the S mod W of its chunk (chunked)."""
-        w = None if self.window is None else float(self.window)
-        return np.asarray(keys_read(ARRAY, w, self.chunked, context), dtype=np.float64)
-
-    def held_keys(self, context: FloatArray) -> FloatArray:
-        """Keys of a sequence at `context` tokens the cache must make room for in one of these
-        layers (`kv_cache.keys_held`)."""
-        w = None if self.window is None else float(self.window)
-        return np.asarray(keys_held(ARRAY, w, context), dtype=np.float64)
-
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -366,14 +351,6 @@ class ModelSpec:
         s = np.asarray(context, dtype=np.float64)
         f = attention_flops_plan(self)
         return np.asarray(decode_attention(ARRAY, f, s), dtype=np.float64)
-
-    def prefill_attention_flops(self, T: ArrayLike, S0: ArrayLike = 0) -> FloatArray:
-        """Causal attention FLOPs of T new tokens after S0 cached ones, one sequence (MLA: the
-        cheaper of the expanded and the absorbed form, per layer)."""
-        t = np.asarray(T, dtype=np.float64)
-        s0 = np.asarray(S0, dtype=np.float64)
-        f = attention_flops_plan(self)
-        return np.asarray(prefill_attention(ARRAY, f, t, s0), dtype=np.float64)
 
     # ---- activations ---------------------------------------------------------------------
 

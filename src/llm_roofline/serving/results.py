@@ -124,10 +124,6 @@ class ServingColumns:
             ideal=None if self.ideal is None else self.ideal.row(i),
         )
 
-    def take(self, index: NDArray[np.intp]) -> ServingColumns:
-        """The scenarios `index` (in that order)."""
-        return join([self], index)
-
 
 _TERMS = ("t_compute_s", "t_weights_s", "t_kv_s", "t_comm_s")
 _FLOATS = (*_TIMES, *_RATES, *_TERMS, "memory_per_chip_bytes", "queue_delay_bound_s")
