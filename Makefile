@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow check bench fmt clean chromium screenshot fuzz bench-peers
+.PHONY: demo test test-slow test-browser imports check bench fmt clean chromium screenshot fuzz bench-peers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,19 +25,30 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
 		|| { echo "could not install chromium: install it, or run as root"; exit 1; }; }
 
-## test: set up and run the test suite, less the checks marked slow (`make test-slow`)
-test: $(STAMP) chromium
-	$(BIN)/python -m pytest -q -m "not slow"
+## test: set up and run the test suite and the doctests, less the checks marked slow
+## (`make test-slow`) and those that drive a browser (`make test-browser`)
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow and not browser"
 
-## test-slow: the checks marked slow, which make test leaves out (a short fuzz run)
+## test-slow: the checks marked slow, which make test leaves out (fuzz runs, long simulations)
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m "slow and not browser"
 
-## check: format check, lint, types, every test (the slow ones too)
+## test-browser: the page in Debian's headless Chromium (installed with apt-get when missing)
+test-browser: $(STAMP) chromium
+	$(BIN)/python -m pytest -q -m browser
+
+## imports: the wings import downward only (import-linter contracts in pyproject.toml)
+imports: $(STAMP)
+	$(BIN)/lint-imports --no-cache
+
+## check: format check, lint, types, the import contracts, every test and doctest (slow and
+## browser ones too)
 check: $(STAMP) chromium
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 
 ## fmt: apply the formatter and safe lint fixes
@@ -63,7 +74,7 @@ fuzz: $(STAMP)
 
 ## screenshot: every browser test (tests/test_web*e2e.py), keeping their screenshots in docs/figures
 screenshot: $(STAMP) chromium
-	LLM_ROOFLINE_SCREENSHOT=docs/figures/web.png $(BIN)/python -m pytest -q tests/test_web*e2e.py
+	LLM_ROOFLINE_SCREENSHOT=docs/figures/web.png $(BIN)/python -m pytest -q -m browser
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

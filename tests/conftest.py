@@ -106,3 +106,11 @@ def run_cli(*argv: str) -> CliRun:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return CliRun(int(code), out.getvalue(), err.getvalue())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the page (the `browser` fixture of tests/web_page.py) is marked
+    `browser`: `make test-browser` runs those, `make test` the rest."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)

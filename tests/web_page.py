@@ -54,7 +54,7 @@ def server() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is needed (make test installs it with apt-get)")
+        pytest.fail("Debian's chromium is needed (make test-browser installs it with apt-get)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
