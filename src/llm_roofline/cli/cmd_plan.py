@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from llm_roofline._core import units
 from llm_roofline.cli._common import (
@@ -24,6 +25,10 @@ from llm_roofline.cli._common import (
     progress_bar,
 )
 
+if TYPE_CHECKING:
+    from llm_roofline.hardware.chip import Chip
+    from llm_roofline.planning.fleet_plan import Fleet, FleetRequest, PlanResult
+
 PRICE_HELP = (
     "USD per chip-hour, for every $ figure: one number when --hardware names one chip, or "
     "ID=USD,ID=USD for several, e.g. h100-sxm=2.5,mi300x=2, or --price once per chip; one "
@@ -34,7 +39,7 @@ PRICE_HELP = (
 
 def price_arg(text: str) -> float | list[tuple[str, float]]:
     """--price: one positive number, or ID=USD pairs separated by commas, as (id, USD) in
-    the order given (`plan.priced_chips` refuses two for one chip)."""
+    the order given (`fleet_request.priced_chips` refuses two for one chip)."""
     if "=" not in text:
         try:
             return positive_float(text)
@@ -58,7 +63,7 @@ def price_arg(text: str) -> float | list[tuple[str, float]]:
     return out
 
 
-def _chips(args: argparse.Namespace) -> list[Any]:
+def _chips(args: argparse.Namespace) -> list[Chip]:
     """The chips of --hardware (ids or FILE.toml records), each at its --price when given."""
     from llm_roofline._core.errors import InputError
     from llm_roofline.hardware.catalog import get_hardware
@@ -112,9 +117,9 @@ def _ms(t: float | None, target_ms: float) -> str:
     return text
 
 
-def _meets(r: dict[str, Any], ttft_ms: float, tpot_ms: float) -> str:
+def _meets(r: Mapping[str, Any], ttft_ms: float, tpot_ms: float) -> str:
     """'yes', or 'no' and what missed: a target, or the capacity (a fleet must serve a little
-    more than the rate)."""
+    more than the rate). `r`: a Fleet, or its row as a mapping."""
     if r["meets_slo"]:
         return "yes"
     missed = [
@@ -128,99 +133,124 @@ def _meets(r: dict[str, Any], ttft_ms: float, tpot_ms: float) -> str:
     return "no: " + (", ".join(missed) if missed else "capacity")
 
 
-def _fleet(r: dict[str, Any]) -> str:
+def _fleet(r: Fleet) -> str:
     """A fleet in words: '6 × h100-sxm, 6 instances of 1 chip' or its two pools."""
-    if r["disaggregated"]:
-        ps, ds = r["prefill_split"], r["decode_split"]
+    ps, ds = r.prefill_split, r.decode_split
+    if ps is not None and ds is not None:
         return (
-            f"{r['chips']} × {r['hardware']}: "
-            f"{plural(r['prefill_instances'], 'prefill instance')} of "
-            f"{plural(ps['chips'], 'chip')} (tp {ps['tp']} · pp {ps['pp']}) + "
-            f"{plural(r['decode_instances'], 'decode instance')} of "
-            f"{plural(ds['chips'], 'chip')} (tp {ds['tp']} · pp {ds['pp']})"
+            f"{r.chips} × {r.hardware}: "
+            f"{plural(r.prefill_instances or 0, 'prefill instance')} of "
+            f"{plural(ps.chips, 'chip')} (tp {ps.tp} · pp {ps.pp}) + "
+            f"{plural(r.decode_instances or 0, 'decode instance')} of "
+            f"{plural(ds.chips, 'chip')} (tp {ds.tp} · pp {ds.pp})"
         )
-    dp = f" · dp {r['dp']}" if r.get("dp", 1) > 1 else ""
+    dp = f" · dp {r.dp}" if r.dp > 1 else ""
     return (
-        f"{r['chips']} × {r['hardware']}: {plural(r['replicas'], 'instance')} of "
-        f"{plural(r['instance_chips'], 'chip')} (tp {r['tp']} · pp {r['pp']} · ep {r['ep']}{dp})"
+        f"{r.chips} × {r.hardware}: {plural(r.replicas, 'instance')} of "
+        f"{plural(r.instance_chips, 'chip')} (tp {r.tp} · pp {r.pp} · ep {r.ep}{dp})"
     )
 
 
-def _shape(r: dict[str, Any]) -> str:
+def _shape(r: Fleet) -> str:
     """A fleet's instances in a table cell: '2 × tp 1' or 'P 1 × tp 2 + D 3 × tp 1'."""
-    if r["disaggregated"]:
-        ps, ds = r["prefill_split"], r["decode_split"]
+    ps, ds = r.prefill_split, r.decode_split
+    if ps is not None and ds is not None:
         return (
-            f"P {r['prefill_instances']} × tp {ps['tp']} pp {ps['pp']} + "
-            f"D {r['decode_instances']} × tp {ds['tp']} pp {ds['pp']}"
+            f"P {r.prefill_instances} × tp {ps.tp} pp {ps.pp} + "
+            f"D {r.decode_instances} × tp {ds.tp} pp {ds.pp}"
         )
     return (
-        f"{r['replicas']} × tp {r['tp']} pp {r['pp']}"
-        + (f" ep {r['ep']}" if r["ep"] > 1 else "")
-        + (f" dp {r['dp']}" if r.get("dp", 1) > 1 else "")
+        f"{r.replicas} × tp {r.tp} pp {r.pp}"
+        + (f" ep {r.ep}" if r.ep > 1 else "")
+        + (f" dp {r.dp}" if r.dp > 1 else "")
+    )
+
+
+def _request(args: argparse.Namespace) -> FleetRequest:
+    """The question of the command line (targets in ms, chips priced by --price)."""
+    from llm_roofline.planning.fleet_plan import FleetRequest
+
+    ms = units.ms
+    return FleetRequest(
+        args.model,
+        _chips(args),
+        rate=args.rate,
+        input_len=args.input_len,
+        output_len=args.output_len,
+        ttft_p90_s=args.ttft_p90_ms * ms,
+        tpot_p99_s=args.tpot_p99_ms * ms,
+        max_chips=args.max_chips,
+        disagg=args.disagg,
+        engine=args.engine,
+        weight_dtype=args.weight_dtype,
+        kv_dtype=args.kv_dtype,
+        length_dist=args.length_dist,
+        requests=args.requests,
+        seed=args.seed,
+        max_seqs=args.max_seqs,
+        max_batched_tokens=args.max_batched_tokens,
     )
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from llm_roofline.planning.fleet_plan import plan
 
-    ms = units.ms
+    request = _request(args)
     with progress_bar("planning") as progress:
-        res = plan(
-            args.model,
-            _chips(args),
-            rate=args.rate,
-            input_len=args.input_len,
-            output_len=args.output_len,
-            ttft_p90_s=args.ttft_p90_ms * ms,
-            tpot_p99_s=args.tpot_p99_ms * ms,
-            max_chips=args.max_chips,
-            disagg=args.disagg,
-            engine=args.engine,
-            weight_dtype=args.weight_dtype,
-            kv_dtype=args.kv_dtype,
-            length_dist=args.length_dist,
-            requests=args.requests,
-            seed=args.seed,
-            max_seqs=args.max_seqs,
-            max_batched_tokens=args.max_batched_tokens,
-            progress=progress,
-        )
+        res = plan(request, progress=progress)
     if args.json:
         dump_json(res.as_dict())
         return 0
+    _print_best(res, args.ttft_p90_ms, args.tpot_p99_ms)
+    _print_frontier(res.candidates, args.ttft_p90_ms, args.tpot_p99_ms)
+    s = res.searched
+    for chip, why in s.unsimulated.items():  # the hardware that lost, and why
+        print(f"{chip}: {why}")
+    print(
+        f"searched {s.instance_shapes} instance shapes ({s.within_bounds} within the "
+        f"bounds), {s.pruned_by_bound} pruned by their cost bound, "
+        f"{s.simulations} simulations, {fmt_time(s.seconds)}"
+    )
+    return 0
+
+
+def _print_best(res: PlanResult, ttft_ms: float, tpot_ms: float) -> None:
+    """The question in one line, then the best fleet (or why there is none)."""
     q = res.request
     print(
-        f"{q['model']} at {units.sig(q['rate_rps'], 6)} requests/s of {q['input_len']:,} → "
-        f"{q['output_len']:,} tokens ({q['length_dist']}); targets TTFT p90 ≤ "
-        f"{args.ttft_p90_ms:g} ms, TPOT p99 ≤ {args.tpot_p99_ms:g} ms; engine {q['engine']}"
+        f"{q.model_id} at {units.sig(q.rate, 6)} requests/s of {q.input_len:,} → "
+        f"{q.output_len:,} tokens ({q.length_dist}); targets TTFT p90 ≤ "
+        f"{ttft_ms:g} ms, TPOT p99 ≤ {tpot_ms:g} ms; engine {res.engine}"
     )
     b = res.best
     if b is None:
-        n = args.max_chips
+        n = q.max_chips
         print(f"no fleet of up to {n} chip{'s' if n > 1 else ''} meets both targets: {res.reason}")
-    else:
-        print(f"best: {_fleet(b)}")
-        print(
-            f"  {fmt_money(b['usd_per_hour'])}/hour, "
-            f"{fmt_money(b['usd_per_million_output_tokens'])} per million output tokens; "
-            f"TTFT p90 {_ms(b['ttft_p90_s'], args.ttft_p90_ms)} ms, "
-            f"TPOT p99 {_ms(b['tpot_p99_s'], args.tpot_p99_ms)} ms; "
-            f"capacity {units.sig(b['capacity_rps'])} requests/s"
-        )
-    # both times in ms, as the targets are given, each to the digits that show which side of
-    # its target it falls
+        return
+    print(f"best: {_fleet(b)}")
+    print(
+        f"  {fmt_money(b.usd_per_hour)}/hour, "
+        f"{fmt_money(b.usd_per_million_output_tokens)} per million output tokens; "
+        f"TTFT p90 {_ms(b.ttft_p90_s, ttft_ms)} ms, "
+        f"TPOT p99 {_ms(b.tpot_p99_s, tpot_ms)} ms; "
+        f"capacity {units.sig(b.capacity_rps or 0.0)} requests/s"
+    )
+
+
+def _print_frontier(fleets: list[Fleet], ttft_ms: float, tpot_ms: float) -> None:
+    """The fleets simulated that no other beats, both times in ms as the targets are given,
+    each to the digits that show which side of its target it falls."""
     rows = [
         (
-            r["hardware"],
-            str(r["chips"]),
+            r.hardware,
+            str(r.chips),
             _shape(r),
-            fmt_money(r["usd_per_hour"]),
-            _ms(r["ttft_p90_s"], args.ttft_p90_ms),
-            _ms(r["tpot_p99_s"], args.tpot_p99_ms),
-            _meets(r, args.ttft_p90_ms, args.tpot_p99_ms),
+            fmt_money(r.usd_per_hour),
+            _ms(r.ttft_p90_s, ttft_ms),
+            _ms(r.tpot_p99_s, tpot_ms),
+            _meets(r, ttft_ms, tpot_ms),
         )
-        for r in res.candidates
+        for r in fleets
     ]
     if rows:
         print_table(
@@ -236,21 +266,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
             ),
             rows,
         )
-    s = res.searched
-    for chip, why in s.get("unsimulated", {}).items():  # the hardware that lost, and why
-        print(f"{chip}: {why}")
-    print(
-        f"searched {s['instance_shapes']} instance shapes ({s['within_bounds']} within the "
-        f"bounds), {s['pruned_by_bound']} pruned by their cost bound, "
-        f"{s['simulations']} simulations, {fmt_time(s['seconds'])}"
-    )
-    return 0
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    from llm_roofline.planning.fleet_plan import DISAGG_CHOICES
-    from llm_roofline.sim.workload import LENGTH_DISTS
-
     p = sub.add_parser(
         "plan",
         help="the cheapest fleet (chips, split, replicas, disaggregation) meeting TTFT/TPOT "
@@ -269,6 +287,14 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
             "--input-len 1k --output-len 256 --ttft-p90-ms 500 --tpot-p99-ms 40",
         ),
     )
+    _question_args(p)
+    _search_args(p)
+    json_flag(p)
+    p.set_defaults(func=cmd_plan)
+
+
+def _question_args(p: Parser) -> None:
+    """The question: the model, the chips and their prices, the traffic and its targets."""
     p.add_argument("--model", required=True, help=f"{MODEL_HELP} (required)")
     p.add_argument(
         "--hardware",
@@ -309,6 +335,13 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         required=True,
         help="target TPOT, 99th pct, ms (required)",
     )
+
+
+def _search_args(p: Parser) -> None:
+    """How to search: the fleet's limit, the engine and data types, the simulations."""
+    from llm_roofline.planning.fleet_plan import DISAGG_CHOICES
+    from llm_roofline.sim.workload import LENGTH_DISTS
+
     p.add_argument(
         "--max-chips",
         type=positive_int,
@@ -352,5 +385,3 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         default=8192,
         help="tokens per step per instance (default 8192)",
     )
-    json_flag(p)
-    p.set_defaults(func=cmd_plan)

@@ -1,100 +1,26 @@
-"""`plan`'s search over fleets (`plan.py` has the method and the public call): the instance
-shapes with their bounds (`Shape`), one simulated fleet as a row of the answer (`fleet_row`),
-the frontier of the rows, and the search itself (`Search`: replicas of one shape, pairs of
-prefill and decode pools; `fleet_why.py` puts what it found into words)."""
+"""Step 2 of `plan` (`fleet_plan.py`'s docstring), the search over fleets (`Search`):
+replicas of one instance shape, pairs of prefill and decode pools, each fleet simulated once
+and kept as a `Fleet`, cheapest bound first; `fleet_why.py` puts what it found into words."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from llm_roofline._core import units
 from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.planning.fleet_bounds import Shape, Traffic
+from llm_roofline.planning.fleet_request import FleetRequest
+from llm_roofline.planning.fleet_result import Fleet, InstanceSplit
 from llm_roofline.sim.simulate import capacity_rps, simulate
-from llm_roofline.sim.workload import Workload
 
-__all__ = ["HEADROOM", "MAX_INSTANCE_CHIPS", "Search", "Shape", "frontier", "meets"]
+__all__ = ["HEADROOM", "Search", "meets"]
 
-MAX_INSTANCE_CHIPS = 64  # the largest instance tried (a rack's scale-up domain)
 CAPACITY_PER_CLIENT = 5  # requests per client in a capacity run (the verb's own uses 20)
 HEADROOM = 1.05  # a fleet keeps up with the rate when its capacity is this many times it
 PAIRS_PER_ROLE = 2  # disaggregated: the best shapes tried for each pool
-
-
-@dataclass
-class Shape:
-    """One instance (chip, chips, split) with its bounds: the fastest TPOT and TTFT it allows,
-    the most requests per second its decoding and its prompts can serve within the TPOT target."""
-
-    dep: Deployment  # one instance (replicas 1), with the engine asked for
-    tpot_floor: float
-    ttft_floor: float
-    decode_rps: float
-    prefill_rps: float
-
-    @property
-    def chips(self) -> int:
-        return self.dep.chips
-
-    @property
-    def price_s(self) -> float:
-        """USD per second of one instance."""
-        return self.dep.chip.price_usd_per_s * self.dep.chips
-
-    def label(self) -> str:
-        d = self.dep
-        dp = f" · dp {d.dp}" if d.dp > 1 else ""
-        return f"{d.chips} × {d.chip.id} (tp {d.tp} · pp {d.pp} · ep {d.ep}{dp})"
-
-
-def fleet_row(
-    shape_p: Shape | None,
-    shape_d: Shape,
-    p: int,
-    d: int,
-    s: dict[str, Any],
-    rate: float,
-    out_mean: float,
-    ttft_s: float,
-    tpot_s: float,
-) -> dict[str, Any]:
-    """One simulated fleet as the contract's `best` keys (and whether it meets the targets)."""
-    dec = shape_d.dep
-    chips_p = shape_p.chips * p if shape_p else 0
-    chips_d = shape_d.chips * d
-    usd_h = (chips_p + chips_d) * dec.chip.price_usd_per_s * units.hour
-    t90, t99 = s["ttft_p90_s"], s["tpot_p99_s"]
-    ok = meets(t90, t99, ttft_s, tpot_s)
-    row = {
-        "hardware": dec.chip.id,
-        "chips": chips_p + chips_d,
-        "replicas": d if shape_p is None else p + d,
-        "tp": dec.tp,
-        "pp": dec.pp,
-        "ep": dec.ep,
-        "dp": dec.dp,
-        "disaggregated": shape_p is not None,
-        "prefill_chips": chips_p,
-        "decode_chips": chips_d if shape_p is not None else 0,
-        "usd_per_hour": usd_h,
-        "usd_per_million_output_tokens": usd_h / units.hour / (rate * out_mean) * units.mega,
-        "ttft_p90_s": t90,
-        "tpot_p99_s": t99,
-        "capacity_rps": None,
-        "meets_slo": bool(ok),
-        "instance_chips": dec.chips,
-    }
-    if shape_p is not None:
-        pd = shape_p.dep
-        row.update(
-            prefill_instances=p,
-            decode_instances=d,
-            prefill_split={"chips": pd.chips, "tp": pd.tp, "pp": pd.pp, "ep": pd.ep},
-            decode_split={"chips": dec.chips, "tp": dec.tp, "pp": dec.pp, "ep": dec.ep},
-        )
-    return row
 
 
 def meets(t90: float | None, t99: float | None, ttft_s: float, tpot_s: float) -> bool:
@@ -103,63 +29,39 @@ def meets(t90: float | None, t99: float | None, ttft_s: float, tpot_s: float) ->
     return t90 is not None and t90 <= ttft_s and (t99 is None or t99 <= tpot_s)
 
 
-def frontier(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows no other row beats on cost per hour, TTFT p90 and TPOT p99 together (a TPOT
-    of None, no second token, counts as 0)."""
-
-    def point(r: dict[str, Any]) -> tuple[float, float, float]:
-        return (r["usd_per_hour"], r["ttft_p90_s"], r["tpot_p99_s"] or 0.0)
-
-    pts = [r for r in rows if r["ttft_p90_s"] is not None]
-    keep = []
-    for r in pts:
-        a = point(r)
-        dominated = False
-        for q in pts:
-            b = point(q)
-            if q is not r and all(y <= x for x, y in zip(a, b, strict=True)) and b != a:
-                dominated = True
-                break
-        if not dominated:
-            keep.append(r)
-    unique: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for r in keep:
-        unique.setdefault((*point(r), r["chips"], r["hardware"]), r)
-    return sorted(unique.values(), key=lambda r: point(r)[0::2])
+def _split(dep: Deployment) -> InstanceSplit:
+    return InstanceSplit(dep.chips, dep.tp, dep.pp, dep.ep)
 
 
 class Search:
-    """Step 2 of `plan.py`'s docstring, keeping every simulated fleet."""
+    """Step 2 of `fleet_plan.py`'s docstring for `request`, on the draws of `seen`, keeping
+    every simulated fleet (`rows`) and the cheapest that meets both targets (`best`).
+    `progress(done, total)` is called after each simulation and candidate; `deadline`
+    (`time.perf_counter()`'s clock) stops a simulation past it with TimeLimitError."""
 
     def __init__(
         self,
-        works: list[Workload],
-        rate: float,
-        out_mean: float,
-        ttft_s: float,
-        tpot_s: float,
-        max_chips: int,
-        max_seqs: int,
-        budget: int,
-        progress: Callable[[int, int], None] | None,
+        request: FleetRequest,
+        seen: Traffic,
+        progress: Callable[[int, int], None] | None = None,
         deadline: float | None = None,
     ) -> None:
         self.deadline = deadline
-        self.works = works
-        self.work = works[0]
-        self.rate = rate
-        self.out_mean = out_mean
-        self.ttft_s = ttft_s
-        self.tpot_s = tpot_s
-        self.max_chips = max_chips
-        self.max_seqs = max_seqs
-        self.budget = budget
+        self.works = seen.works
+        self.work = seen.works[0]
+        self.rate = request.rate
+        self.out_mean = seen.out_mean
+        self.ttft_s = request.ttft_p90_s
+        self.tpot_s = request.tpot_p99_s
+        self.max_chips = request.max_chips
+        self.max_seqs = request.max_seqs
+        self.budget = request.max_batched_tokens
         self.progress = progress
         self.cache: dict[Any, Any] = {}
         self.capacity: dict[tuple[int, ...], float] = {}
-        self.rows: list[dict[str, Any]] = []
-        self.runs: dict[tuple[int, ...], dict[str, Any]] = {}
-        self.best: dict[str, Any] | None = None
+        self.rows: list[Fleet] = []
+        self.runs: dict[tuple[int, ...], Fleet] = {}
+        self.best: Fleet | None = None
         self.pools: dict[int, tuple[Shape | None, Shape, int, int]] = {}
         self.pruned = 0
         self.simulations = 0
@@ -174,7 +76,7 @@ class Search:
     # ---- one fleet -------------------------------------------------------------------------
 
     def _cost(self) -> float:
-        return math.inf if self.best is None else float(self.best["usd_per_hour"])
+        return math.inf if self.best is None else float(self.best.usd_per_hour)
 
     def _prune(self, chip: str, usd_h: float) -> None:
         """A candidate of `chip` left unsimulated: its cost bound is not below the best's."""
@@ -192,21 +94,38 @@ class Search:
             return False
         return usd_s * units.hour < self._cost()
 
-    def _fleets(self, shape_p: Shape | None, shape_d: Shape, p: int, d: int) -> Any:
+    def _fleets(
+        self, shape_p: Shape | None, shape_d: Shape, p: int, d: int
+    ) -> tuple[Deployment | None, Deployment]:
         dec = replace(shape_d.dep, chips=shape_d.chips * d, replicas=d)
         pf = None if shape_p is None else replace(shape_p.dep, chips=shape_p.chips * p, replicas=p)
         return pf, dec
 
-    def _run(self, shape_p: Shape | None, shape_d: Shape, p: int, d: int) -> dict[str, Any]:
+    def _run(self, shape_p: Shape | None, shape_d: Shape, p: int, d: int) -> Fleet:
         """Simulate a fleet: `d` instances of `shape_d` (with `shape_p`, `p` prefill ones),
         once; a disaggregated fleet that meets the percentiles must also keep up with the
         rate (its pools' capacity, simulated)."""
         key = (id(shape_p), id(shape_d), p, d)
         if key in self.runs:
             return self.runs[key]
-        pf, dec = self._fleets(shape_p, shape_d, p, d)
-        worst: dict[str, Any] = {"ttft_p90_s": None, "tpot_p99_s": None}
-        for work in self.works:  # the worst of the seeds; a miss ends it
+        t90, t99 = self._worst(*self._fleets(shape_p, shape_d, p, d))
+        ok = meets(t90, t99, self.ttft_s, self.tpot_s)
+        capacity = None
+        if ok and shape_p is not None:
+            capacity = self._pair_capacity(shape_p, shape_d, p, d)
+            ok = capacity >= HEADROOM * self.rate
+        row = self._row(shape_p, shape_d, p, d, (t90, t99), capacity, ok)
+        self.runs[key] = row
+        self.rows.append(row)
+        self.pools[id(row)] = (shape_p, shape_d, p, d)
+        if row.meets_slo and row.usd_per_hour < self._cost():
+            self.best = row
+        return row
+
+    def _worst(self, pf: Deployment | None, dec: Deployment) -> tuple[float | None, float | None]:
+        """TTFT p90 and TPOT p99 of a fleet, the worst of the seeded draws; a miss ends it."""
+        worst: dict[str, float | None] = {"ttft_p90_s": None, "tpot_p99_s": None}
+        for work in self.works:
             s = simulate(
                 dec,
                 work,
@@ -227,18 +146,49 @@ class Search:
                 worst[k] = max(seen) if seen else None
             if not meets(worst["ttft_p90_s"], worst["tpot_p99_s"], self.ttft_s, self.tpot_s):
                 break
-        row = fleet_row(
-            shape_p, shape_d, p, d, worst, self.rate, self.out_mean, self.ttft_s, self.tpot_s
+        return worst["ttft_p90_s"], worst["tpot_p99_s"]
+
+    def _row(
+        self,
+        shape_p: Shape | None,
+        shape_d: Shape,
+        p: int,
+        d: int,
+        times: tuple[float | None, float | None],
+        capacity: float | None,
+        ok: bool,
+    ) -> Fleet:
+        """One simulated fleet as the answer's row: its chips, cost and times."""
+        dec = shape_d.dep
+        chips_p = shape_p.chips * p if shape_p else 0
+        chips_d = shape_d.chips * d
+        usd_h = (chips_p + chips_d) * dec.chip.price_usd_per_s * units.hour
+        return Fleet(
+            hardware=dec.chip.id,
+            chips=chips_p + chips_d,
+            replicas=d if shape_p is None else p + d,
+            tp=dec.tp,
+            pp=dec.pp,
+            ep=dec.ep,
+            dp=dec.dp,
+            disaggregated=shape_p is not None,
+            prefill_chips=chips_p,
+            decode_chips=chips_d if shape_p is not None else 0,
+            usd_per_hour=usd_h,
+            usd_per_million_output_tokens=usd_h
+            / units.hour
+            / (self.rate * self.out_mean)
+            * units.mega,
+            ttft_p90_s=times[0],
+            tpot_p99_s=times[1],
+            capacity_rps=capacity,
+            meets_slo=bool(ok),
+            instance_chips=dec.chips,
+            prefill_instances=None if shape_p is None else p,
+            decode_instances=None if shape_p is None else d,
+            prefill_split=None if shape_p is None else _split(shape_p.dep),
+            decode_split=None if shape_p is None else _split(dec),
         )
-        if row["meets_slo"] and shape_p is not None:
-            row["capacity_rps"] = self._pair_capacity(shape_p, shape_d, p, d)
-            row["meets_slo"] = row["capacity_rps"] >= HEADROOM * self.rate
-        self.runs[key] = row
-        self.rows.append(row)
-        self.pools[id(row)] = (shape_p, shape_d, p, d)
-        if row["meets_slo"] and row["usd_per_hour"] < self._cost():
-            self.best = row
-        return row
 
     def _pair_capacity(self, a: Shape, b: Shape, p: int, d: int) -> float:
         key = (id(a), id(b), p, d)
@@ -304,7 +254,7 @@ class Search:
         if not self._within(r * s.chips, r * s.price_s):
             return
         failed = r - 1
-        while not self._run(None, s, 0, r)["meets_slo"]:
+        while not self._run(None, s, 0, r).meets_slo:
             failed = r
             step = max(1, math.ceil(r / 4))
             # a quarter more, or as many as still fit the chips and the best cost
@@ -317,7 +267,7 @@ class Search:
             mid = (r + failed) // 2
             if mid < r_lb or mid * cap1 < HEADROOM * self.rate:
                 failed = mid
-            elif self._run(None, s, 0, mid)["meets_slo"]:
+            elif self._run(None, s, 0, mid).meets_slo:
                 r = mid
             else:
                 failed = mid
@@ -374,9 +324,9 @@ class Search:
             if not within(p, d):
                 return
             row = self._run(a, b, p, d)
-            if row["meets_slo"]:
+            if row.meets_slo:
                 break
-            t90, t99 = row["ttft_p90_s"], row["tpot_p99_s"]
+            t90, t99 = row.ttft_p90_s, row.tpot_p99_s
             grow_p = t90 is None or t90 > self.ttft_s
             grow_d = t99 is not None and t99 > self.tpot_s
             if not (grow_p or grow_d):  # percentiles met, capacity short: the binding pool
@@ -400,16 +350,22 @@ class Search:
                 pp, dd = (p - 1, d) if which == "p" else (p, d - 1)
                 if pp < p_lb or dd < d_lb or pp < 1 or dd < 1:
                     break
-                if not self._run(a, b, pp, dd)["meets_slo"]:
+                if not self._run(a, b, pp, dd).meets_slo:
                     break
                 p, d = pp, dd
 
     # ---- the answer ----------------------------------------------------------------------------
 
-    def fill_capacity(self, best: dict[str, Any]) -> None:
-        """`capacity_rps` of the best fleet (`plan.py`'s docstring, step 3)."""
+    def fill_capacity(self, best: Fleet) -> Fleet:
+        """`best` with its `capacity_rps` (`fleet_plan.py`'s docstring, step 3), in its place
+        among the rows and as the best."""
         shape_p, shape_d, p, d = self.pools[id(best)]
         if shape_p is None:
-            best["capacity_rps"] = self._instance_capacity(shape_d) * d
+            capacity = self._instance_capacity(shape_d) * d
         else:
-            best["capacity_rps"] = self._pair_capacity(shape_p, shape_d, p, d)
+            capacity = self._pair_capacity(shape_p, shape_d, p, d)
+        filled = replace(best, capacity_rps=capacity)
+        self.rows = [filled if r is best else r for r in self.rows]
+        self.pools[id(filled)] = self.pools[id(best)]
+        self.best = filled
+        return filled

@@ -6,10 +6,11 @@ with the best value reached (`no_fleet_reason`, the answer's `reason`). Read off
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from llm_roofline._core import units
-from llm_roofline.planning.fleet_search import MAX_INSTANCE_CHIPS, Search, Shape, meets
+from llm_roofline.planning.fleet_bounds import MAX_INSTANCE_CHIPS, Shape
+from llm_roofline.planning.fleet_result import Fleet
+from llm_roofline.planning.fleet_search import Search, meets
 
 __all__ = ["no_fleet_reason", "unsimulated"]
 
@@ -22,8 +23,8 @@ def unsimulated(
     max_chips, or the cheapest fleet able to carry the rate (each instance at its ideal
     throughput) costs at least the best's price."""
     ms = units.ms
-    ran = {r["hardware"] for r in search.rows}
-    best = math.inf if search.best is None else float(search.best["usd_per_hour"])
+    ran = {r.hardware for r in search.rows}
+    best = math.inf if search.best is None else float(search.best.usd_per_hour)
     out = {}
     for chip in chips:
         if chip in ran:
@@ -68,8 +69,21 @@ def no_fleet_reason(
     search: Search, shapes: list[Shape], pre: list[Shape], dec: list[Shape], disagg: str
 ) -> str:
     """Why nothing met the targets: the binding target and the best value reachable."""
-    ms = units.ms
-    chips = f"{search.max_chips} chip" + ("s" if search.max_chips > 1 else "")
+    if not shapes or not dec or not pre:
+        return _no_shape(search, shapes, pre, dec)
+    if not search.rows:
+        return _nothing_simulated(search, disagg)
+    return _closest(search)
+
+
+def _within(search: Search) -> str:
+    """'within 1 chip', 'within 16 chips': the fleet's limit in words."""
+    return f"{search.max_chips} chip" + ("s" if search.max_chips > 1 else "")
+
+
+def _no_shape(search: Search, shapes: list[Shape], pre: list[Shape], dec: list[Shape]) -> str:
+    """No instance holds the model, or none is fast enough for a target's floor."""
+    ms, chips = units.ms, _within(search)
     if not shapes:
         return (
             f"no instance of up to {min(search.max_chips, MAX_INSTANCE_CHIPS)} chips holds "
@@ -82,48 +96,53 @@ def no_fleet_reason(
             f"{_ms(fast.tpot_floor)} per token ({fast.label()}, one sequence, ideal "
             f"engine), above the {units.sig(search.tpot_s / ms)} ms target"
         )
-    if not pre:
-        fast = min(shapes, key=lambda s: s.ttft_floor)
-        return (
-            f"ttft_p90: the fastest first token within {chips} is "
-            f"{_ms(fast.ttft_floor)} ({fast.label()}, the prompt alone, ideal engine), "
-            f"above the {units.sig(search.ttft_s / ms)} ms target"
-        )
-    if not search.rows:
-        if search.too_big:
-            rate, least = units.sig(search.rate, 6), min(search.too_big)
-            return (
-                f"chips: the rate of {rate} requests/s needs more than {chips}: the smallest "
-                f"fleet the search asked for had {least}, a lower bound from each "
-                "instance's ideal throughput (the fleet that meets the targets may need "
-                f"more): allow at least {least} (--max-chips, max_chips in the library and "
-                "the page)"
-            )
-        if disagg == "no":
-            return (
-                "no instance meets both targets on its own (the fastest decoders are too "
-                "slow to a first token); prefill and decode on separate pools were not "
-                "searched (disagg no)"
-            )
-        return (
-            "no instance meets both targets on its own, and no chip has both an instance "
-            "fast enough to a first token and one fast enough per token for separate pools"
-        )
+    fast = min(shapes, key=lambda s: s.ttft_floor)
+    return (
+        f"ttft_p90: the fastest first token within {chips} is "
+        f"{_ms(fast.ttft_floor)} ({fast.label()}, the prompt alone, ideal engine), "
+        f"above the {units.sig(search.ttft_s / ms)} ms target"
+    )
 
-    def miss(r: dict[str, Any]) -> float:
-        t90 = r["ttft_p90_s"] if r["ttft_p90_s"] is not None else math.inf
-        t99 = r["tpot_p99_s"] or 0.0
+
+def _nothing_simulated(search: Search, disagg: str) -> str:
+    """Instances within the floors, but no fleet of them simulated."""
+    if search.too_big:
+        rate, least = units.sig(search.rate, 6), min(search.too_big)
+        return (
+            f"chips: the rate of {rate} requests/s needs more than {_within(search)}: the "
+            f"smallest fleet the search asked for had {least}, a lower bound from each "
+            "instance's ideal throughput (the fleet that meets the targets may need "
+            f"more): allow at least {least} (--max-chips, max_chips in the library and "
+            "the page)"
+        )
+    if disagg == "no":
+        return (
+            "no instance meets both targets on its own (the fastest decoders are too "
+            "slow to a first token); prefill and decode on separate pools were not "
+            "searched (disagg no)"
+        )
+    return (
+        "no instance meets both targets on its own, and no chip has both an instance "
+        "fast enough to a first token and one fast enough per token for separate pools"
+    )
+
+
+def _closest(search: Search) -> str:
+    """The simulated fleet closest to both targets, and what it missed."""
+    ms, chips = units.ms, _within(search)
+
+    def miss(r: Fleet) -> float:
+        t90 = r.ttft_p90_s if r.ttft_p90_s is not None else math.inf
+        t99 = r.tpot_p99_s or 0.0
         return max(t90 / search.ttft_s, t99 / search.tpot_s)
 
     near = min(search.rows, key=miss)
-    t90, t99 = near["ttft_p90_s"], near["tpot_p99_s"] or 0.0
-    fleet = f"{near['chips']} × {near['hardware']}" + (
-        ", disaggregated" if near["disaggregated"] else ""
-    )
+    t90, t99 = near.ttft_p90_s, near.tpot_p99_s or 0.0
+    fleet = f"{near.chips} × {near.hardware}" + (", disaggregated" if near.disaggregated else "")
     if meets(t90, t99, search.ttft_s, search.tpot_s):  # met the percentiles, not the rate
         return (
             f"capacity: the closest within {chips} ({fleet}) meets both targets but serves "
-            f"only {units.sig(near['capacity_rps'])} of the {units.sig(search.rate, 6)} "
+            f"only {units.sig(near.capacity_rps or 0.0)} of the {units.sig(search.rate, 6)} "
             "requests/s"
         )
     if t99 / search.tpot_s >= (t90 if t90 is not None else math.inf) / search.ttft_s:
