@@ -25,12 +25,11 @@ from llm_roofline import ModelSpec, spec_from_config
 from llm_roofline._core.errors import InputError
 from llm_roofline.deploy.deployment import Deployment, deployment
 from llm_roofline.hardware.chip import Chip
+from llm_roofline.whatif.batches import largest_batch, largest_within
 from llm_roofline.whatif.chip_ranking import across_catalog
 from llm_roofline.whatif.sensitivity import (
     FIGURES,
     METRICS,
-    largest_batch,
-    largest_within,
     policy_effects,
     scaled_chip,
     sensitivity,

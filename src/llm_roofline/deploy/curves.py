@@ -16,7 +16,8 @@ from numpy.typing import ArrayLike
 from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.units import mega
 from llm_roofline.deploy.deployment import Deployment
-from llm_roofline.engine.cost import cost_terms
+from llm_roofline.engine.candidates import candidates
+from llm_roofline.engine.cost import cost_terms, usd_per_token_from
 from llm_roofline.engine.roofline import StepTime
 
 __all__ = [
@@ -30,17 +31,12 @@ __all__ = [
 ]
 
 
-def _priced(dep: Deployment) -> bool:
-    return dep.chip.price_usd_per_s > 0
-
-
 def step_figures(dep: Deployment, step: StepTime) -> dict[str, np.ndarray]:
     """The ideal terms of a decode pass and its time under the deployment's engine: seconds
     for times, tokens/s, $ per million tokens (NaN when the chip has no price)."""
     t, lo, hi = dep.time(step)
     tokens = step.tokens
-    price = dep.system.price_usd_per_s
-    usd = price * t / tokens * mega if _priced(dep) else np.full(np.shape(t), np.nan)
+    usd = usd_per_token_from(dep.system.price_usd_per_s, t, tokens, mega)
     return {
         "t_compute_s": np.asarray(step.t_compute),
         "t_matmul_s": np.asarray(step.t_matmul),
@@ -95,7 +91,7 @@ def cost_vs_batch(dep: Deployment, context_len: int, batches: ArrayLike) -> dict
     step = dep.decode(B, context_len)
     terms = cost_terms(step)  # raises when the chip has no price
     t, _, _ = dep.time(step)
-    terms["engine"] = dep.system.price_usd_per_s * t / step.tokens
+    terms["engine"] = usd_per_token_from(dep.system.price_usd_per_s, t, step.tokens)
     return {"batch": B, **terms}
 
 
@@ -107,7 +103,7 @@ def cost_vs_tokens_per_pass(dep: Deployment, tokens: ArrayLike) -> dict[str, Any
     step = dep.prefill(dep.groups, T)
     terms = cost_terms(step)  # raises when the chip has no price
     t, _, _ = dep.time(step, is_prefill=True)
-    terms["engine"] = dep.system.price_usd_per_s * t / step.tokens
+    terms["engine"] = usd_per_token_from(dep.system.price_usd_per_s, t, step.tokens)
     return {"tokens_per_pass": T, **terms}
 
 
@@ -116,15 +112,17 @@ def latency_cost_grid(
 ) -> dict[str, FloatArray]:
     """Time per output token and $ per token over chip counts (powers of two up to the scale-up
     domain or 8, and the deployment's own) × batches (powers of two that fit and the largest),
-    each chip count split by the deployment rule, timed under the deployment's engine."""
+    each chip count split by the deployment rule (a split the chip's links cannot carry is
+    left out: `engine.candidates`), timed under the deployment's engine."""
     limit = max_chips or max(dep.chips, dep.chip.scale_up_domain, 8)
     counts = sorted({n for n in (2**k for k in range(13)) if n <= limit} | {dep.chips})
+    by_rule = {n: dep if n == dep.chips else dep.with_chips(n, keep_split=False) for n in counts}
     cols: dict[str, list[float]] = {
         k: []
         for k in ("chips", "tp", "pp", "ep", "replicas", "batch", "latency_s", "usd_per_token")
     }
-    for n in counts:
-        d = dep if n == dep.chips else dep.with_chips(n, keep_split=False)
+    for n, _ in candidates(dep.model, dep.chip, dep.comm, counts, lambda n: [by_rule[n].parallel]):
+        d = by_rule[n]
         fit = int(d.max_batch(context_len))
         if fit < 1:
             continue
@@ -137,6 +135,5 @@ def latency_cost_grid(
         cols["replicas"] += [float(d.replicas)] * m
         cols["batch"] += list(B)
         cols["latency_s"] += list(t)
-        price = d.system.price_usd_per_s
-        cols["usd_per_token"] += list(price * t / B if price > 0 else np.full(m, np.nan))
+        cols["usd_per_token"] += list(usd_per_token_from(d.system.price_usd_per_s, t, B))
     return {k: np.asarray(v, dtype=np.float64) for k, v in cols.items()}

@@ -13,11 +13,12 @@ from llm_roofline.calibration.profile import pass_time
 from llm_roofline.deploy.curves import step_figures
 from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.deploy.fit_advice import fit_message as advice
+from llm_roofline.engine.cost import is_priced
 from llm_roofline.engine.roofline import positive_array
 
 __all__ = ["SWEEP_COLUMNS", "DecodeReport", "decode_report", "fit_message", "sweep"]
 __all__ += ["OVERLAP_SUM", "engine_efficiencies", "engine_fixed_s", "engine_parts", "parts_note"]
-__all__ += ["released_dtype_note", "tpot_parts"]
+__all__ += ["released_dtype_note", "split_latency_floor", "tpot_parts"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,13 @@ def _batches(largest: int) -> list[int]:
     return out
 
 
+def split_latency_floor(dep: Deployment) -> float:
+    """The deployment's latency floor: the weights one token reads on its split's fullest
+    chip, over the chip's bandwidth (the engine's weight term of a decode step at batch 1;
+    `balance.latency_floor` is the same with the weights spread evenly over the chips)."""
+    return float(np.asarray(dep.decode(1, 1).t_weights).flat[0])
+
+
 def fit_message(dep: Deployment, context_len: int, batch: int = 1) -> str:
     """ "" when `batch` sequences at `context_len` fit on every chip; else one line saying what
     does not fit (weights, KV cache, activations per chip) and what would: the library's
@@ -83,7 +91,7 @@ def decode_report(dep: Deployment, *, context_len: int = 4096) -> DecodeReport:
     fit = int(dep.max_batch(S))
     batches = np.asarray(_batches(max(fit, 1)), dtype=np.float64)
     fig = step_figures(dep, dep.decode(batches, S))
-    priced = dep.chip.price_usd_per_s > 0
+    priced = is_priced(dep.chip)
     ranged = dep.profile is not None
     rows = []
     for i, b in enumerate(batches):
@@ -97,7 +105,6 @@ def decode_report(dep: Deployment, *, context_len: int = 4096) -> DecodeReport:
         row["usd_per_million_tokens"] = float(fig["usd_per_million_tokens"][i]) if priced else None
         row["fits"] = bool(b <= fit)
         rows.append(row)
-    one = dep.decode(1, 1)  # the weights one token needs, on this split
     return DecodeReport(
         model=spec.name,
         hardware=dep.chip.id,
@@ -109,7 +116,7 @@ def decode_report(dep: Deployment, *, context_len: int = 4096) -> DecodeReport:
         weight_dtype=dep.weight_dtype,
         kv_dtype=dep.kv_dtype,
         overlap=dep.overlap,
-        latency_floor_s=float(one.t_weights.flat[0]),
+        latency_floor_s=split_latency_floor(dep),
         all_weights_time_s=dep.weights_per_chip_bytes() * dep.pp / dep.chip.memory_bw,
         balance_batch=dep.balance_batch,
         drain_time_s=dep.chip.drain_time_s,
@@ -172,7 +179,7 @@ def sweep(
         fig = step_figures(d, step)
         mem = d.memory(B, S)
         total, fits = mem.total, mem.fits
-        priced = d.chip.price_usd_per_s > 0
+        priced = is_priced(d.chip)
         base = {
             "model": d.model_id or d.spec.name,
             "hardware": d.chip.id,

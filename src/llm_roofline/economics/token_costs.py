@@ -9,34 +9,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from llm_roofline._core import checks
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import mega
 from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.deploy.fit_advice import fit_message, no_fit_reason
+from llm_roofline.engine.cost import require_price, usd_per_token_from
 
 __all__ = ["check_context", "cost_floor", "cost_vs_context", "deployment_price", "prefill_time"]
 
 
 def deployment_price(dep: Deployment) -> float:
     """USD per second of the whole deployment, or an error naming the missing price."""
-    if not dep.chip.price_usd_per_s > 0:
-        raise InputError(
-            f"{dep.chip.id} has no price (none in the catalog, or 0: hardware you own), so no "
-            "$ per token; give one (USD per chip-hour)",
-            field="price_usd_per_hour",
-        )
+    require_price(dep.chip)
     return dep.system.price_usd_per_s
 
 
 def check_context(context_len: int) -> int:
     """`context_len` as an int, or an error when it is not a positive integer."""
-    ok = isinstance(context_len, (int, np.integer)) and not isinstance(context_len, bool)
-    if not ok or context_len < 1:
-        raise InputError(
-            f"context_len must be a positive integer, got {context_len!r}", field="context_len"
-        )
-    return int(context_len)
+    return checks.positive_int(context_len, "context_len")
 
 
 def prefill_time(dep: Deployment, context_len: int) -> tuple[float, int]:
@@ -60,8 +52,6 @@ def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
     t_pre, prompts = prefill_time(dep, S)
     fit = int(dep.max_batch(S))
     if fit < 1:
-        # imports deployment: kept out of the import chain
-
         why = no_fit_reason(fit_message(dep, S), S, fit)
         raise InputError(
             f"{dep.spec.name} does not fit on {dep.chips} × {dep.chip.id} ({dep.split_text()}) "
@@ -72,8 +62,8 @@ def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
     price = deployment_price(dep)
     t_dec, _, _ = dep.time(dec)
     return {
-        "usd_per_million_input_tokens": price * t_pre / (prompts * S) * mega,
-        "usd_per_million_output_tokens": float(price * t_dec.flat[0] / fit) * mega,
+        "usd_per_million_input_tokens": float(usd_per_token_from(price, t_pre, prompts * S, mega)),
+        "usd_per_million_output_tokens": float(usd_per_token_from(price, t_dec.flat[0], fit, mega)),
         "batch": float(fit),
         "kv_bytes_per_token": dep.model.kv_bytes_per_token(get_dtype(dep.kv_dtype).bytes),
         "engine": dep.engine,
@@ -94,8 +84,8 @@ def cost_vs_context(dep: Deployment, contexts: ArrayLike) -> dict[str, Any]:
     price = deployment_price(dep)
     fit = np.floor(np.asarray(dep.max_batch(S), dtype=np.float64))
     B = np.maximum(fit, 1.0)
-    best = price * dep.time(dep.decode(B, S))[0] / B * mega
-    one = price * dep.time(dep.decode(1, S))[0] * mega
+    best = usd_per_token_from(price, dep.time(dep.decode(B, S))[0], B, mega)
+    one = usd_per_token_from(price, dep.time(dep.decode(1, S))[0], 1, mega)
     return {
         "context": S,
         "batch": fit,

@@ -10,10 +10,8 @@ balanced context is where one sequence's KV fetch equals its matmul time. See do
 
 from __future__ import annotations
 
-import math
-
+from llm_roofline._core import checks
 from llm_roofline._core.dtypes import get_dtype
-from llm_roofline._core.errors import InputError
 from llm_roofline.hardware.catalog import get_hardware
 from llm_roofline.hardware.chip import Chip, System
 from llm_roofline.model.checkpoints import get_model
@@ -34,12 +32,6 @@ def as_system(hardware: str | Chip | System, chips: int = 1) -> System:
     if isinstance(hardware, System):
         return hardware
     return System(get_hardware(hardware), chips)
-
-
-def _positive(**values: float) -> None:
-    for name, v in values.items():
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-            raise InputError(f"{name} must be positive, got {v!r}", field=name)
 
 
 def latency_floor(
@@ -64,7 +56,7 @@ def balance_batch_formula(
     The batch at which matmul time 2·N_active·B / FLOP/s equals the time to fetch all
     N_total weights (KV ignored): the lecture's balance point.
     """
-    _positive(
+    checks.positives(
         ops_per_byte=ops_per_byte,
         bytes_per_weight=bytes_per_weight,
         n_total=n_total,
@@ -106,7 +98,7 @@ def balanced_context_formula(
     Read backwards it is the lecture's price-step argument: a long-context surcharge at S
     implies kv_bytes = (BW / FLOP/s) · 2 · N_active / S.
     """
-    _positive(flops=flops, bw=bw, n_active=n_active, kv_bytes_per_token=kv_bytes_per_token)
+    checks.positives(flops=flops, bw=bw, n_active=n_active, kv_bytes_per_token=kv_bytes_per_token)
     return 2.0 * n_active * bw / (flops * kv_bytes_per_token)
 
 

@@ -90,6 +90,7 @@ def _reserve(reserve_fraction: float) -> float:
     return reserve_fraction
 
 
+# size: the public call's keywords: the model, the chips and their split, the point, the types
 def memory_use(
     model: str | ModelSpec,
     hardware: str | Chip | System,

@@ -2,12 +2,12 @@
 
 For every chip count (powers of two up to `max_chips`, and `max_chips` itself), every split
 that can hold the model (tp, pp, ep over powers of two; each split checked by
-`Parallelism.check`) and every batch that fits (powers of two and the largest), it evaluates one
-decode step at the context (vectorised over batch) and one prefill of a request's prompt (its
-TTFT), each timed under the deployment's engine (the ideal lower bound or a calibrated
-profile). Each point gives tokens/s per user (1 / time per output token), tokens/s per
-chip and $ per million output tokens; the frontier is the set no other point beats on both
-speed per user and cost.
+`Parallelism.check`) and that the chip's links can carry (`engine.candidates`), and every batch
+that fits (powers of two and the largest), it evaluates one decode step at the context
+(vectorised over batch) and one prefill of a request's prompt (its TTFT), each timed under the
+deployment's engine (the ideal lower bound or a calibrated profile). Each point gives tokens/s
+per user (1 / time per output token), tokens/s per chip and $ per million output tokens; the
+frontier is the set no other point beats on both speed per user and cost.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from llm_roofline._core import units
+from llm_roofline._core import checks, units
 from llm_roofline._core.errors import InputError
 from llm_roofline.deploy.deployment import Deployment
-from llm_roofline.engine.cost import pareto_frontier
+from llm_roofline.engine.candidates import candidates, powers, splits
+from llm_roofline.engine.cost import pareto_frontier, require_price, usd_per_token_from
 from llm_roofline.engine.parallel import Parallelism
-from llm_roofline.model.spec import ModelSpec
 
 __all__ = ["COLUMNS", "SearchResult", "powers", "search", "splits"]
 
@@ -64,39 +64,28 @@ class SearchResult:
         return out
 
 
-def powers(limit: int) -> list[int]:
-    out, v = [], 1
-    while v <= limit:
-        out.append(v)
-        v *= 2
-    return out
-
-
-def splits(spec: ModelSpec, chips: int) -> list[Parallelism]:
-    """Every split of `chips` chips the model takes: pp and tp over powers of two (tp also
-    the whole stage up to 16), ep over the divisors of a stage up to the experts."""
-    experts = max((g.ffn.n_experts for g in spec.groups), default=0)
-    found = []
-    for pp in powers(min(chips, 8)):
-        if chips % pp:
-            continue
-        stage = chips // pp
-        for tp in sorted(set(powers(stage)) | ({stage} if stage <= 16 else set())):
-            if stage % tp:
-                continue
-            eps = [1]
-            if experts:
-                eps = sorted(
-                    {e for e in [*powers(stage), stage] if stage % e == 0 and e <= experts}
-                )
-            for ep in eps:
-                par = Parallelism.of(chips, tp, pp, ep)
-                try:
-                    par.check(spec)
-                except InputError:
-                    continue
-                found.append(par)
-    return found
+def _split_points(d: Deployment, par: Parallelism, context_len: int) -> dict[str, list[float]]:
+    """The columns of COLUMNS for one split (`d` on it): every batch that fits (powers of two
+    and the largest); none when not one sequence fits."""
+    fit = int(d.max_batch(context_len))
+    if fit < 1:
+        return {}
+    B = np.asarray(sorted({b for b in powers(fit)} | {fit}), dtype=np.float64)
+    t, _, _ = d.time(d.decode(B, context_len))
+    first, _, _ = d.time(d.prefill(1, context_len), is_prefill=True)
+    usd = usd_per_token_from(d.system.price_usd_per_s, t, B, units.mega)
+    m = B.size
+    n = d.chips
+    split = (n, par.tp, par.pp, par.ep, par.dp)
+    cols = {c: [float(v)] * m for c, v in zip(COLUMNS[:5], split, strict=True)}
+    cols["batch"] = list(B)
+    cols["tpot_s"] = list(t)
+    cols["ttft_s"] = [float(np.asarray(first).flat[0])] * m
+    cols["tokens_per_s_per_user"] = list(1.0 / t)
+    cols["tokens_per_s"] = list(B / t)
+    cols["tokens_per_s_per_chip"] = list(B / t / n)
+    cols["usd_per_million_tokens"] = list(usd)
+    return cols
 
 
 def search(
@@ -113,51 +102,20 @@ def search(
     search tries them all); targets are upper limits in seconds. `progress(done, total)`, when
     given, is told after each split is evaluated."""
     spec, chip = dep.model, dep.chip
-    if isinstance(max_chips, bool) or not isinstance(max_chips, int) or max_chips < 1:
-        raise InputError(
-            f"max_chips must be a positive integer, got {max_chips!r}", field="max_chips"
-        )
-    for name, v in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
-        if v is not None and not v > 0:
-            raise InputError(f"{name} must be positive, got {v!r}", field=name)
-    if not chip.price_usd_per_s > 0:
-        raise InputError(
-            f"{chip.id} has no price (none in the catalog, or 0: hardware you own); the "
-            "search ranks by $ per token: give one (USD per chip-hour)",
-            field="price_usd_per_hour",
-        )
+    checks.positive_int(max_chips, "max_chips")
+    for name, target in (("tpot_s", tpot_s), ("ttft_s", ttft_s)):
+        if target is not None:
+            checks.positive(target, name)
+    require_price(chip, ", and the search ranks by $ per token")
     cols: dict[str, list[float]] = {c: [] for c in COLUMNS}
-    tried = 0
     chip_counts = sorted(set(powers(max_chips)) | {max_chips})
-    todo = [(n, par) for n in chip_counts for par in splits(spec, n)]
+    todo = list(candidates(spec, chip, dep.comm, chip_counts))
     for k, (n, par) in enumerate(todo):
         if progress is not None:
             progress(k, len(todo))
-        tried += 1
         d = replace(dep, chips=n, tp=par.tp, pp=par.pp, ep=par.ep, replicas=1, split_rule="given")
-        fit = int(d.max_batch(context_len))
-        if fit < 1:
-            continue
-        B = np.asarray(sorted({b for b in powers(fit)} | {fit}), dtype=np.float64)
-        t, _, _ = d.time(d.decode(B, context_len))
-        first, _, _ = d.time(d.prefill(1, context_len), is_prefill=True)
-        usd = d.system.price_usd_per_s * t / B * units.mega
-        m = B.size
-        for c, v in (
-            ("chips", n),
-            ("tp", par.tp),
-            ("pp", par.pp),
-            ("ep", par.ep),
-            ("dp", par.dp),
-        ):
-            cols[c] += [float(v)] * m
-        cols["batch"] += list(B)
-        cols["tpot_s"] += list(t)
-        cols["ttft_s"] += [float(np.asarray(first).flat[0])] * m
-        cols["tokens_per_s_per_user"] += list(1.0 / t)
-        cols["tokens_per_s"] += list(B / t)
-        cols["tokens_per_s_per_chip"] += list(B / t / n)
-        cols["usd_per_million_tokens"] += list(usd)
+        for c, values in _split_points(d, par, context_len).items():
+            cols[c] += values
     if progress is not None:
         progress(len(todo), len(todo))
     points = {c: np.asarray(v, dtype=np.float64) for c, v in cols.items()}
@@ -180,6 +138,6 @@ def search(
         frontier=frontier,
         best=best,
         targets={"tpot_s": tpot_s, "ttft_s": ttft_s},
-        configs_tried=tried,
+        configs_tried=len(todo),
         engine=dep.engine,
     )

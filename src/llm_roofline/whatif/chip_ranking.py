@@ -11,25 +11,28 @@ scale-out bandwidth: communication). docs/whatif.md has a worked example.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from llm_roofline._core.errors import LlmRooflineError
 from llm_roofline._core.units import hour
 from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.engine.cost import is_priced, unpriced_reason
+from llm_roofline.engine.parallel import Parallelism
 from llm_roofline.hardware.catalog import get_hardware, list_hardware
 from llm_roofline.hardware.chip import Chip
 from llm_roofline.planning.optimize import search
+from llm_roofline.whatif.fast_options import on_split
 from llm_roofline.whatif.sensitivity import (
     BOUNDS,
     DEFAULT_STEP,
     FIGURES,
     POLICIES,
+    PolicyEffects,
     check_inputs,
     check_max_chips,
     policy_effects,
     step_text,
-    unpriced_reason,
 )
 
 __all__ = ["CatalogRanking", "ChipChoice", "across_catalog"]
@@ -91,7 +94,7 @@ def _choice(
 ) -> ChipChoice:
     price = chip.price_usd_per_s * hour or None
     head: dict[str, Any] = {"hardware": chip.id, "name": chip.name, "price_usd_per_hour": price}
-    if not chip.price_usd_per_s > 0:
+    if not is_priced(chip):
         return ChipChoice(**head, reason=unpriced_reason(chip))
     try:
         d = dep.on(chip, 1)
@@ -107,48 +110,47 @@ def _choice(
             f"{(tpot_s or 0) * 1e3:.4g} ms per output token",
         )
     row = res.row(res.best)
-    best = replace(
-        d,
-        chips=row["chips"],
-        tp=row["tp"],
-        pp=row["pp"],
-        ep=row["ep"],
-        replicas=1,
-        split_rule="given",
-        given=("tp", "pp", "ep", "replicas"),
-    )
+    best = on_split(d, row["chips"], Parallelism(row["chips"], row["tp"], row["pp"], row["ep"]))
     policy = "target" if tpot_s is not None else "largest"
     effects = policy_effects(
         best, policy, context_len=context_len, batch=row["batch"], tpot_s=tpot_s, step=step
     )
     point = effects.base
     assert point is not None  # the search's own point satisfies the policy
-    usd = "usd_per_million_tokens"
-    cost = {e.figure: e.elasticity[usd] for e in effects.effects}
-    top = min(BOUNDS, key=lambda f: cost[f] or 0.0)
-    change = next(e.change[usd] for e in effects.effects if e.figure == top) or 0.0
-    reason = (
-        f"{step_text(step)} {FIGURES[top]} cuts its $ per million tokens by {-change:.1%}; the "
-        f"ideal step is {point.bound}-bound at {POLICIES[policy]}"
-    )
+    split = {k: row[k] for k in ("chips", "tp", "pp", "ep", "dp")}
     return ChipChoice(
         **head,
-        chips=row["chips"],
-        tp=row["tp"],
-        pp=row["pp"],
-        ep=row["ep"],
-        dp=row["dp"],
+        **split,
         batch=point.batch,
         tpot_s=point.tpot_s,
         tokens_per_s_per_user=point.tokens_per_s_per_user,
         tokens_per_s_per_chip=point.tokens_per_s / row["chips"],
         usd_per_million_tokens=point.usd_per_million_tokens,
         step_bound=point.bound,
-        bound=BOUNDS[top] if (cost[top] or 0.0) < 0 else None,
-        bound_cost_change=change if (cost[top] or 0.0) < 0 else None,
-        cost_elasticity=cost,
-        reason=reason,
+        **_what_bounds(effects, step),
     )
+
+
+def _what_bounds(effects: PolicyEffects, step: float) -> dict[str, Any]:
+    """The figure whose rise cuts $ per token most (`bound`, None when none does), by how
+    much, every figure's elasticity of $ per token, and the reason in words."""
+    point = effects.base
+    assert point is not None
+    usd = "usd_per_million_tokens"
+    cost = {e.figure: e.elasticity[usd] for e in effects.effects}
+    top = min(BOUNDS, key=lambda f: cost[f] or 0.0)
+    change = next(e.change[usd] for e in effects.effects if e.figure == top) or 0.0
+    reason = (
+        f"{step_text(step)} {FIGURES[top]} cuts its $ per million tokens by {-change:.1%}; the "
+        f"ideal step is {point.bound}-bound at {POLICIES[effects.policy]}"
+    )
+    cuts = (cost[top] or 0.0) < 0
+    return {
+        "bound": BOUNDS[top] if cuts else None,
+        "bound_cost_change": change if cuts else None,
+        "cost_elasticity": cost,
+        "reason": reason,
+    }
 
 
 def across_catalog(

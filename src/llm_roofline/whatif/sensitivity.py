@@ -32,18 +32,19 @@ The catalog ranking (which chip serves a model cheapest per token, and what boun
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from llm_roofline._core.errors import InputError, LlmRooflineError
+from llm_roofline._core import checks
+from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import mega
 from llm_roofline.deploy.deployment import Deployment
-from llm_roofline.deploy.split import count
-from llm_roofline.hardware.catalog import get_hardware
+from llm_roofline.engine.cost import is_priced, usd_per_token_from
 from llm_roofline.hardware.chip import Chip
+from llm_roofline.whatif.batches import largest_batch
 
 __all__ = [
     "BOUNDS",
@@ -60,14 +61,10 @@ __all__ = [
     "Sensitivity",
     "check_inputs",
     "check_max_chips",
-    "largest_batch",
-    "largest_within",
     "operating_point",
     "scaled_chip",
     "sensitivity",
     "step_text",
-    "tpot",
-    "unpriced_reason",
 ]
 
 # the chip figures varied, and their names in prose
@@ -113,23 +110,10 @@ _CHIP_ATTR = {
 }
 
 
-def unpriced_reason(chip: Chip) -> str:
-    """Why `chip` has no $ per token: a price of 0 given for a chip the catalog prices
-    (hardware you own), or no price in the catalog."""
-    try:
-        listed = get_hardware(chip.id).price_usd_per_s > 0
-    except LlmRooflineError:  # a chip record of one's own
-        listed = False
-    if listed:
-        return "price 0: hardware you own, no $ per token"
-    return "no price in the catalog"
-
-
 def scaled_chip(chip: Chip, figure: str, factor: float) -> Chip:
     """`chip` with one figure (a key of FIGURES) multiplied by `factor`; `flops` scales the
     dense peak of every data type."""
-    if not (math.isfinite(factor) and factor > 0):
-        raise InputError(f"factor must be positive, got {factor!r}", field="step")
+    checks.positive(factor, "factor", field="step")
     if figure == "flops":
         return replace(chip, peak_flops={k: v * factor for k, v in chip.peak_flops.items()})
     if figure not in _CHIP_ATTR:
@@ -141,12 +125,6 @@ def scaled_chip(chip: Chip, figure: str, factor: float) -> Chip:
 
 
 # ---- one operating point ----------------------------------------------------------------------
-
-
-def tpot(dep: Deployment, batch: int, context_len: int) -> float:
-    """Seconds per output token (a decode step) of `batch` sequences under the engine."""
-    t, _, _ = dep.time(dep.decode(batch, context_len))
-    return float(np.asarray(t).flat[0])
 
 
 @dataclass(frozen=True)
@@ -167,41 +145,16 @@ def operating_point(dep: Deployment, batch: int, context_len: int) -> Operating:
     step = dep.decode(batch, context_len)
     t, _, _ = dep.time(step)
     secs = float(np.asarray(t).flat[0])
-    price = dep.system.price_usd_per_s
+    usd = usd_per_token_from(dep.system.price_usd_per_s, secs, batch, mega)
     return Operating(
         batch=int(batch),
         fits=bool(batch <= int(dep.max_batch(context_len))),
         tpot_s=secs,
         tokens_per_s_per_user=1.0 / secs,
         tokens_per_s=batch / secs,
-        usd_per_million_tokens=price * secs / batch * mega if price > 0 else None,
+        usd_per_million_tokens=float(usd) if is_priced(dep.chip) else None,
         bound=str(np.asarray(step.bound_names).flat[0]),
     )
-
-
-def largest_within(fn: Callable[[int], float], lo: int, hi: int, limit: float) -> int:
-    """The largest integer b in [lo, hi] with fn(b) <= limit, for fn non-decreasing (a step
-    time against batch); lo − 1 when fn(lo) is over the limit. Bisection."""
-    if fn(lo) > limit:
-        return lo - 1
-    if fn(hi) <= limit:
-        return hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fn(mid) <= limit:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def largest_batch(dep: Deployment, context_len: int, tpot_s: float | None = None) -> int:
-    """The largest batch that fits at `context_len` (with `tpot_s`: whose time per output
-    token under the engine is within it); 0 when none does."""
-    fit = int(dep.max_batch(context_len))
-    if fit < 1 or tpot_s is None:
-        return max(fit, 0)
-    return max(largest_within(lambda b: tpot(dep, b, context_len), 1, fit, tpot_s), 0)
 
 
 # ---- the effect of each figure ----------------------------------------------------------------
@@ -371,7 +324,7 @@ class Sensitivity:
 def check_max_chips(max_chips: int) -> int:
     """`max_chips` of a search (the catalog ranking's, fast-mode's more chips): a positive
     integer, at most MAX_CHIPS, a limit on the search's work."""
-    n = count(max_chips, "max_chips")
+    n = checks.positive_int(max_chips, "max_chips")
     if n > MAX_CHIPS:
         raise InputError(
             f"max_chips must be at most {MAX_CHIPS:,} (a limit on the search), got {n:,}",
@@ -386,8 +339,8 @@ def step_text(step: float) -> str:
 
 
 def check_inputs(context_len: int, batch: int, step: float, tpot_s: float | None) -> None:
-    count(context_len, "context_len")
-    count(batch, "batch")
+    checks.positive_int(context_len, "context_len")
+    checks.positive_int(batch, "batch")
     ok = isinstance(step, (int, float)) and not isinstance(step, bool)
     if not (ok and math.isfinite(step) and MIN_STEP <= step <= MAX_STEP):
         raise InputError(
@@ -395,8 +348,8 @@ def check_inputs(context_len: int, batch: int, step: float, tpot_s: float | None
             f"{MIN_STEP * 100:g} to {MAX_STEP * 100:g}), got {step!r}",
             field="step",
         )
-    if tpot_s is not None and not (math.isfinite(tpot_s) and tpot_s > 0):
-        raise InputError(f"the target must be positive, got {tpot_s!r}", field="tpot_ms")
+    if tpot_s is not None:
+        checks.positive(tpot_s, "the target", field="tpot_ms")
 
 
 def sensitivity(
