@@ -31,6 +31,7 @@ __all__ = [
     "OVERLAP_MODES",
     "Overlap",
     "StepTime",
+    "bound_index",
     "check_overlap",
     "combine",
     "new_step_time",
@@ -199,8 +200,14 @@ def combine(
             "real deployment)",
             field="batch",
         )
+    return t, bound_index(xp, t_compute, t_memory, t_comm)
+
+
+def bound_index(xp: Backend, t_compute: Num, t_memory: Num, t_comm: Num) -> Any:
+    """Which term bounds a step, as an index into BOUND_NAMES: compute when it is at least
+    the memory term, else memory; communication only when it exceeds both."""
     bound = xp.where(t_compute >= t_memory, 0, 1)
-    return t, xp.where((t_comm > t_compute) & (t_comm > t_memory), 2, bound)
+    return xp.where((t_comm > t_compute) & (t_comm > t_memory), 2, bound)
 
 
 def combine_terms(

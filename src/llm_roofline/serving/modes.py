@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from llm_roofline._core.arrays import FloatArray
+from llm_roofline._core.backend import ARRAY
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import GB, GiB, mega
@@ -59,6 +60,7 @@ from llm_roofline.engine.roofline import (
     mixed_step,
     prefill,
 )
+from llm_roofline.engine.step_time import bound_index
 from llm_roofline.hardware.chip import Chip, System
 from llm_roofline.model.checkpoints import get_model
 from llm_roofline.model.spec import ModelSpec
@@ -273,8 +275,7 @@ def _compose(terms: ServingTerms, timing: Timing | None) -> ServingColumns:
     t_compute, t_weights = spans.mean(s.t_compute), spans.mean(s.t_weights)
     t_kv, t_comm = spans.mean(s.t_kv), spans.mean(s.t_comm)
     t_memory = t_weights + t_kv
-    bound = np.where(t_compute >= t_memory, 0, 1)
-    bound = np.where((t_comm > t_compute) & (t_comm > t_memory), 2, bound).astype(np.int8)
+    bound = np.asarray(bound_index(ARRAY, t_compute, t_memory, t_comm)).astype(np.int8)
     return ServingColumns(
         tpot_s=tpot,
         ttft_s=ttft,
