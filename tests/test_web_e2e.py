@@ -249,8 +249,7 @@ def test_split_inputs_change_the_split(server: str, browser: Any) -> None:
     auto = p.text("#split")
     assert "(auto)" in auto and "tp 8" in auto, auto
 
-    page.fill("#tp", "2")
-    page.fill("#replicas", "4")
+    p.fill_together({"#tp": "2", "#replicas": "4"})
     p.settle()
     split = p.text("#split")
     assert "tp 2" in split and "4 replicas" in split and split != auto, split
@@ -260,10 +259,7 @@ def test_split_inputs_change_the_split(server: str, browser: Any) -> None:
     assert params(p.url())["pad_heads"] == "1"
 
     # a split that does not divide the chips: the server's message, the last view kept (greyed)
-    # (tp first: every state on the way, tp 3 with 4 replicas too, is refused, so no request
-    # in between can draw a good split however the debounce falls)
-    page.fill("#tp", "3")
-    page.fill("#replicas", "")
+    p.fill_together({"#tp": "3", "#replicas": ""})
     p.settle()
     assert "does not divide" in p.text("#error")
     assert p.text("#split") == split and p.points("ideal step")
@@ -803,7 +799,9 @@ def _run(p: Page, which: str) -> str:
     )
     assert state == "busy"
     attr = "data-sim-state" if which == "sim" else "data-plan-state"
-    page.wait_for_selector(f"#planning[{attr}=done], #planning[{attr}=error]")
+    # a plan simulates many fleets: on a loaded 2-core machine it can take minutes, so wait for
+    # the answer itself (playwright's 30 s default timed out there), bounded at 5 minutes
+    page.wait_for_selector(f"#planning[{attr}=done], #planning[{attr}=error]", timeout=300_000)
     p.settle()
     return page.get_attribute("#planning", attr) or ""
 

@@ -157,7 +157,23 @@ class Page:
         return href
 
     def settle(self) -> None:
-        self.page.wait_for_function("!document.body.dataset.busy")
+        self.page.wait_for_function("!document.body.dataset.busy", timeout=120_000)
+
+    def fill_together(self, values: dict[str, str]) -> None:
+        """Set several inputs in one task of the page (each then fires its `input` event), so
+        no debounced request can go out between them, however slow the machine: filling them
+        one by one lets the page's 60 ms debounce fire between two fills under load."""
+        self.page.evaluate(
+            """(values) => {
+              for (const [sel, v] of Object.entries(values)) {
+                const el = document.querySelector(sel);
+                el.value = v;
+                el.dispatchEvent(new Event("input", { bubbles: true }));
+                el.dispatchEvent(new Event("change", { bubbles: true }));
+              }
+            }""",
+            values,
+        )
 
     def text(self, selector: str) -> str:
         return self.page.text_content(selector) or ""
