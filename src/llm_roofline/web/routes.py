@@ -15,13 +15,14 @@ from llm_roofline._core.units import hour
 from llm_roofline.engine.roofline import OVERLAP_MODES
 from llm_roofline.hardware.catalog import get_hardware, hardware_records, list_hardware
 from llm_roofline.model.checkpoints import list_models, model_entry
+from llm_roofline.web.schemas_answers import EngineRow, HardwareRow, ModelRow, Options
 
 __all__ = ["api"]
 
 api = APIRouter(prefix="/api")
 
 
-@api.get("/models")
+@api.get("/models", response_model=list[ModelRow], response_model_exclude_unset=True)
 def models() -> list[dict[str, Any]]:
     out = []
     for mid in list_models():
@@ -52,7 +53,7 @@ def _record(hw_id: str) -> dict[str, Any]:
     }
 
 
-@api.get("/hardware")
+@api.get("/hardware", response_model=list[HardwareRow], response_model_exclude_unset=True)
 def hardware() -> list[dict[str, Any]]:
     out = []
     for hid in list_hardware():
@@ -74,14 +75,14 @@ def hardware() -> list[dict[str, Any]]:
     return out
 
 
-@api.get("/options")
+@api.get("/options", response_model=Options, response_model_exclude_unset=True)
 def options() -> dict[str, list[str]]:
     """The names a deployment's fields take besides the catalogs: data types (`weight_dtype`,
     `kv_dtype`) and overlap modes (`overlap`)."""
     return {"dtypes": [d.name for d in list_dtypes()], "overlap": list(OVERLAP_MODES)}
 
 
-@api.get("/engines")
+@api.get("/engines", response_model=list[EngineRow], response_model_exclude_unset=True)
 def engines() -> list[dict[str, Any]]:
     """The engines a deployment can name: `ideal` (the lower bound), `calibrated` (the
     realistic default) and the fitted profiles, each with its range and what it was fitted

@@ -14,20 +14,26 @@ from llm_roofline.deploy.scenarios.rows import OUTPUT_COLUMNS, RANGE_COLUMNS, sc
 from llm_roofline.web.report_body import report_body
 from llm_roofline.web.request_deployment import deployment_of
 from llm_roofline.web.schemas import OptimizeRequest, PredictRequest, ReportRequest, SweepRequest
+from llm_roofline.web.schemas_answers import (
+    OptimizeAnswer,
+    PredictAnswer,
+    ReportAnswer,
+    SweepAnswer,
+)
 
 __all__ = ["api_deployment"]
 
 api_deployment = APIRouter(prefix="/api")
 
 
-@api_deployment.post("/report")
+@api_deployment.post("/report", response_model=ReportAnswer, response_model_exclude_unset=True)
 def report(req: ReportRequest) -> dict[str, Any]:
     """Headline figures and the curves the page draws (each about 200 points): the ideal
     bound and the engine's estimate with its range, for one deployment."""
     return report_body(deployment_of(req), req)
 
 
-@api_deployment.post("/predict")
+@api_deployment.post("/predict", response_model=PredictAnswer, response_model_exclude_unset=True)
 def predict(req: PredictRequest) -> dict[str, Any]:
     """One scenario of the contract (the same columns as `llm-roofline predict --json`)."""
     dep = deployment_of(req)
@@ -48,14 +54,14 @@ def predict(req: PredictRequest) -> dict[str, Any]:
     return record
 
 
-@api_deployment.post("/sweep")
+@api_deployment.post("/sweep", response_model=SweepAnswer, response_model_exclude_unset=True)
 def sweep(req: SweepRequest) -> dict[str, Any]:
     from llm_roofline.deploy.report_table import sweep as run_sweep
 
     return {"rows": run_sweep(deployment_of(req), req.batches, req.contexts)}
 
 
-@api_deployment.post("/optimize")
+@api_deployment.post("/optimize", response_model=OptimizeAnswer, response_model_exclude_unset=True)
 def optimize(req: OptimizeRequest) -> dict[str, Any]:
     from llm_roofline.planning.optimize import search
 

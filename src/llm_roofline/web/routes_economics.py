@@ -31,6 +31,11 @@ from llm_roofline.web.schemas_economics import (
     CostVsContextRequest,
     PricingRequest,
 )
+from llm_roofline.web.schemas_economics_answers import (
+    CacheTiersAnswer,
+    CostVsContextAnswer,
+    PricingAnswer,
+)
 
 __all__ = ["api_economics"]
 
@@ -118,7 +123,7 @@ def _cache_hit(req: PricingRequest, dep: Deployment, hit: float) -> dict[str, An
     }
 
 
-@api_economics.post("/pricing")
+@api_economics.post("/pricing", response_model=PricingAnswer, response_model_exclude_unset=True)
 def pricing(req: PricingRequest) -> dict[str, Any]:
     """API prices read backwards (`llm-roofline pricing --json`'s figures): the output/input
     ratio as decode's utilisation against prefill's, the deployment's cost floor at
@@ -147,7 +152,9 @@ def pricing(req: PricingRequest) -> dict[str, Any]:
     return out
 
 
-@api_economics.post("/cost-vs-context")
+@api_economics.post(
+    "/cost-vs-context", response_model=CostVsContextAnswer, response_model_exclude_unset=True
+)
 def cost_against_context(req: CostVsContextRequest) -> dict[str, Any]:
     """$ per million output tokens against context (`economics.cost_vs_context`) at the largest
     batch that fits at each context (null where not even one sequence fits; `no_fit_from` is the
@@ -168,7 +175,9 @@ def cost_against_context(req: CostVsContextRequest) -> dict[str, Any]:
     return out
 
 
-@api_economics.post("/cache-tiers")
+@api_economics.post(
+    "/cache-tiers", response_model=CacheTiersAnswer, response_model_exclude_unset=True
+)
 def cache_tiers(req: CacheTiersRequest) -> dict[str, Any]:
     """Where to keep one sequence's KV cache (`llm-roofline cache-tiers --json`'s figures): for
     each tier the dollars to hold it for each of `hold_s` and bring it back (`usd`, and

@@ -18,6 +18,7 @@ from llm_roofline.model.hf.config import spec_from_config
 from llm_roofline.model.spec import ModelSpec
 from llm_roofline.web.json_values import json_body
 from llm_roofline.web.schemas import PlanRequest
+from llm_roofline.web.schemas_sim_answers import PlanAnswer
 
 __all__ = ["api_plan"]
 
@@ -46,7 +47,7 @@ def _plan_chips(req: PlanRequest) -> list[Chip]:
 PLAN_SECONDS = 60.0  # a plan search past this is stopped (a 400): `llm-roofline plan` has no limit
 
 
-@api_plan.post("/plan")
+@api_plan.post("/plan", response_model=PlanAnswer, response_model_exclude_unset=True)
 def plan(req: PlanRequest) -> dict[str, Any]:
     """The cheapest fleet of the hardware given meeting TTFT p90 and TPOT p99 at the rate
     (`llm-roofline plan --json`'s keys): `best` (None when no fleet within `max_chips` meets

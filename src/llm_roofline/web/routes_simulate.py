@@ -18,6 +18,7 @@ from llm_roofline.sim.workload import Workload
 from llm_roofline.web.json_values import json_body
 from llm_roofline.web.request_deployment import deployment_of
 from llm_roofline.web.schemas import SimulateRequest
+from llm_roofline.web.schemas_sim_answers import SimulateAnswer
 
 __all__ = ["api_simulate"]
 
@@ -130,7 +131,7 @@ def _load_curve(
     )
 
 
-@api_simulate.post("/simulate")
+@api_simulate.post("/simulate", response_model=SimulateAnswer, response_model_exclude_unset=True)
 def simulate(req: SimulateRequest) -> dict[str, Any]:
     """Serve a traffic on the deployment step by step (`llm-roofline simulate --json`'s keys),
     with the latency percentiles against load up to the capacity (`latency_vs_load`) and the

@@ -16,13 +16,16 @@ from llm_roofline.model.spec import ModelSpec
 from llm_roofline.web.json_values import json_body
 from llm_roofline.web.request_deployment import deployment_of
 from llm_roofline.web.schemas_whatif import FastModeRequest, SensitivityRequest
+from llm_roofline.web.schemas_whatif_answers import FastModeAnswer, SensitivityAnswer
 
 __all__ = ["api_whatif"]
 
 api_whatif = APIRouter(prefix="/api")
 
 
-@api_whatif.post("/sensitivity")
+@api_whatif.post(
+    "/sensitivity", response_model=SensitivityAnswer, response_model_exclude_unset=True
+)
 def sensitivity(req: SensitivityRequest) -> dict[str, Any]:
     """Each chip figure raised by `step_pct`: the change of tokens/s per user, throughput and $
     per million tokens at the batch given, the largest that fits and (with `tpot_ms`) the
@@ -58,7 +61,7 @@ def _draft(name: str) -> str | ModelSpec | None:
         raise ConfigError(str(exc), field="draft") from None
 
 
-@api_whatif.post("/fast-mode")
+@api_whatif.post("/fast-mode", response_model=FastModeAnswer, response_model_exclude_unset=True)
 def fast_mode(req: FastModeRequest) -> dict[str, Any]:
     """The cheapest way to raise tokens/s per user by `speedup` from the base `batch` (decoding
     without speculation): a smaller batch, more chips, speculative decoding (by default only
