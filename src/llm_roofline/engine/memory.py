@@ -38,6 +38,7 @@ __all__ = [
     "MemoryUse",
     "activation_bytes",
     "busiest_group",
+    "held_bytes",
     "max_batch",
     "memory_use",
     "weights_per_chip",
@@ -122,14 +123,12 @@ def memory_use(
     wb, kvb = get_dtype(weight_dtype).bytes, get_dtype(kv_dtype).bytes
     if parallel is None:
         n = system.n_chips
-        weights = spec.params_stored * wb / n
-        kv = B * spec.kv_elements_stored(S) * kvb / n
+        weights, kv = held_bytes(spec, wb, kvb, S, seqs=B, chips=n)
         act = activation_bytes(spec, B, T) / n
     else:
         par = _matching(parallel, system).check(spec)
-        weights = weights_per_chip(spec, par) * wb
         group = busiest_group(B, par.dp)
-        kv = group * spec.kv_elements_stored(S) / (par.pp * par.kv_shards(spec)) * kvb
+        weights, kv = held_bytes(spec, wb, kvb, S, seqs=group, par=par)
         act = activation_bytes(spec, group / par.pp, T)
     shape = np.broadcast_shapes(np.shape(kv), np.shape(act))
     return MemoryUse(
@@ -138,6 +137,27 @@ def memory_use(
         activations=np.broadcast_to(act, shape),
         capacity=system.chip.memory_bytes * (1.0 - _reserve(reserve_fraction)),
     )
+
+
+def held_bytes(
+    spec: ModelSpec,
+    weight_bytes: float,
+    kv_bytes: float,
+    context_len: ArrayLike,
+    *,
+    seqs: ArrayLike = 1.0,
+    chips: int = 1,
+    par: Parallelism | None = None,
+) -> tuple[float, FloatArray]:
+    """(weight bytes, KV bytes of `seqs` sequences at `context_len`) on one chip: spread
+    evenly over `chips` chips without a split (the whole model at chips = 1), or on the split's
+    fullest chip: `weights_per_chip`, and the KV over the pp stages' layers and the KV shards
+    (`Parallelism.kv_shards`). The one copy of weights + KV that `memory_use`, `max_batch` and
+    the fit advice count by."""
+    kv = np.asarray(seqs, dtype=np.float64) * spec.kv_elements_stored(context_len) * kv_bytes
+    if par is None:
+        return spec.params_stored * weight_bytes / chips, kv / chips
+    return weights_per_chip(spec, par) * weight_bytes, kv / (par.pp * par.kv_shards(spec))
 
 
 def busiest_group(batch: FloatArray, dp: int) -> FloatArray:
@@ -190,14 +210,14 @@ def max_batch(
     S = positive_array(context_len, "context_len")
     wb, kvb = get_dtype(weight_dtype).bytes, get_dtype(kv_dtype).bytes
     reserve = 1.0 - _reserve(reserve_fraction)
-    per_seq = spec.kv_elements_stored(S) * kvb + activation_bytes(spec, 1.0, 1.0)
     if parallel is None:
-        free = system.memory_bytes * reserve - spec.params_stored * wb
-        b = np.floor(np.maximum(free, 0.0) / per_seq)
+        weights, kv_per_seq = held_bytes(spec, wb, kvb, S)  # the whole model, one sequence
+        free = system.memory_bytes * reserve - weights
+        b = np.floor(np.maximum(free, 0.0) / (kv_per_seq + activation_bytes(spec, 1.0, 1.0)))
     else:
         par = _matching(parallel, system).check(spec)
-        free = system.chip.memory_bytes * reserve - weights_per_chip(spec, par) * wb
-        kv_per_seq = spec.kv_elements_stored(S) * kvb / (par.pp * par.kv_shards(spec))
+        weights, kv_per_seq = held_bytes(spec, wb, kvb, S, par=par)
+        free = system.chip.memory_bytes * reserve - weights
         per_group_seq = kv_per_seq + activation_bytes(spec, 1.0, 1.0) / par.pp
         b = par.dp * np.floor(np.maximum(free, 0.0) / per_group_seq)
     return np.asarray(b, dtype=np.int64)
