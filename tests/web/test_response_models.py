@@ -128,9 +128,8 @@ def _own(path: str, body: dict[str, Any] | None) -> Any:
     if body is None:
         return jsonable_encoder(route.endpoint())
     (param,) = route.dependant.body_params
-    return jsonable_encoder(
-        route.endpoint(TypeAdapter(param.field_info.annotation).validate_python(body))
-    )
+    request_type: Any = param.field_info.annotation
+    return jsonable_encoder(route.endpoint(TypeAdapter(request_type).validate_python(body)))
 
 
 @pytest.mark.parametrize(("path", "body"), CASES, ids=[f"{i}{p}" for i, (p, _) in enumerate(CASES)])
