@@ -274,9 +274,14 @@ class Deployment:
         self, batch: ArrayLike, context_len: ArrayLike, tokens_per_seq: ArrayLike = 1
     ) -> MemoryUse:
         """Memory per chip (the fullest chip of the busiest replica)."""
-        B = self.per_replica(batch)
-        seq = {"context_len": context_len, "tokens_per_seq": tokens_per_seq}
-        return memory_use(self.model, self.instance, batch=B, **seq, **self._bytes_kw())
+        return memory_use(
+            self.model,
+            self.instance,
+            batch=self.per_replica(batch),
+            context_len=context_len,
+            tokens_per_seq=tokens_per_seq,
+            **self._bytes_kw(),
+        )
 
     def max_batch(self, context_len: ArrayLike) -> np.ndarray:
         """The largest batch (all replicas) that fits at `context_len`."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypeGuard
+from typing import TypeGuard, Unpack
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,6 +44,7 @@ from llm_roofline.engine.balance import (
     latency_floor,
 )
 from llm_roofline.engine.microbatch import run_pass
+from llm_roofline.engine.options import PassOptions, check_options
 from llm_roofline.engine.parallel import CommModel, Parallelism
 from llm_roofline.engine.pass_terms import Plan, make_plan, per_sequence
 from llm_roofline.engine.step_time import (
@@ -86,17 +87,7 @@ _PLANS: dict[tuple[object, ...], Plan] = {}
 _PLANS_MAX = 512
 
 
-def _key(
-    model: object,
-    hardware: object,
-    chips: object,
-    weight_dtype: object,
-    kv_dtype: object,
-    compute_dtype: object,
-    overlap: object,
-    parallel: object,
-    comm: object,
-) -> tuple[object, ...]:
+def _key(model: object, hardware: object, chips: object, o: PassOptions) -> tuple[object, ...]:
     """A call's plan in the cache: strings (catalog ids, types) by value, objects by identity
     (the plan keeps them alive, so an id names one object while the entry lives). The chip
     count with its type: 2.0 and True equal 2 and 1 as keys, and must meet the check."""
@@ -104,12 +95,12 @@ def _key(
         model if model.__class__ is str else id(model),
         hardware if hardware.__class__ is str else id(hardware),
         chips if chips.__class__ is int else (chips.__class__, chips),
-        weight_dtype,
-        kv_dtype,
-        compute_dtype,
-        overlap,
-        id(parallel),
-        id(comm),
+        o.get("weight_dtype", "bf16"),
+        o.get("kv_dtype", "bf16"),
+        o.get("compute_dtype"),
+        o.get("overlap", "full"),
+        id(o.get("parallel")),
+        id(o.get("comm")),
     )
 
 
@@ -169,27 +160,26 @@ def _plan(
 
 
 def _planner(
+    where: str,
     model: str | ModelSpec,
     hardware: str | Chip | System,
     chips: int,
-    weight_dtype: str,
-    kv_dtype: str,
-    compute_dtype: str | None,
-    overlap: str,
-    parallel: Parallelism | None,
-    comm: CommModel | None,
+    options: PassOptions,
 ) -> Callable[[], Plan]:
-    """The call's plan, in two steps so that errors keep their order: the model, hardware and
-    types are checked now (unless cached), the overlap and the split when the returned
-    function is called, after the entry point has checked its per-point inputs."""
-    key = _key(
-        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
-    )
+    """The call's plan, in two steps so that errors keep their order: the options, model,
+    hardware and types are checked now (unless cached), the overlap and the split when the
+    returned function is called, after the entry point (`where`) has checked its per-point
+    inputs."""
+    check_options(options, where)
+    key = _key(model, hardware, chips, options)
     plan = _lookup(key)
     if plan is not None:
         return lambda: plan
-    resolved = _resolve(model, hardware, chips, weight_dtype, kv_dtype, compute_dtype)
+    w, kv = options.get("weight_dtype", "bf16"), options.get("kv_dtype", "bf16")
+    resolved = _resolve(model, hardware, chips, w, kv, options.get("compute_dtype"))
+    parallel, comm = options.get("parallel"), options.get("comm")
     keep = (model, hardware, parallel, comm)
+    overlap = options.get("overlap", "full")
     return lambda: _plan(key, resolved, overlap, parallel, comm, keep)
 
 
@@ -212,13 +202,7 @@ def decode_step(
     chips: int = 1,
     batch: ArrayLike = 1,
     context_len: ArrayLike = 1,
-    *,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    compute_dtype: str | None = None,
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-    comm: CommModel | None = None,
+    **options: Unpack[PassOptions],
 ) -> StepTime:
     """One decode step: `batch` sequences each holding `context_len` tokens of KV cache.
 
@@ -232,9 +216,7 @@ def decode_step(
     >>> s.t_step.shape
     (2,)
     """
-    plan_of = _planner(
-        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
-    )
+    plan_of = _planner("decode_step", model, hardware, chips, options)
     xp: Backend
     B: Num
     S: Num
@@ -262,13 +244,8 @@ def prefill(
     prompt_len: ArrayLike = 1,
     *,
     cached_len: ArrayLike = 0,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    compute_dtype: str | None = None,
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-    comm: CommModel | None = None,
     all_logits: bool = False,
+    **options: Unpack[PassOptions],
 ) -> StepTime:
     """One prefill pass: `batch` sequences of `prompt_len` new tokens after `cached_len` cached.
 
@@ -283,9 +260,7 @@ def prefill(
     Memory: weights once (MoE: experts touched by all B·T tokens), the cached KV read once,
     and the new tokens' KV written once.
     """
-    plan_of = _planner(
-        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
-    )
+    plan_of = _planner("prefill", model, hardware, chips, options)
     xp: Backend
     B: Num
     T: Num
@@ -319,14 +294,9 @@ def mixed_step(
     decode_contexts: ArrayLike,
     prefill_seqs: ArrayLike,
     prefill_len: ArrayLike,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    compute_dtype: str | None = None,
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-    comm: CommModel | None = None,
     whole_prefill: bool = False,
     context_mean: Callable[[FloatArray], FloatArray] | None = None,
+    **options: Unpack[PassOptions],
 ) -> StepTime:
     """One pass that decodes a token for each of `decode_batch` sequences and prefills
     `prefill_seqs` prompts of `prefill_len` tokens (chunked prefill riding on a decode step).
@@ -342,9 +312,7 @@ def mixed_step(
     `prefill_seqs` and `prefill_len` then hold one value per pass (or one for all), and the
     StepTime one element per pass. Without it the pass is one, scalar, over all the contexts.
     """
-    plan_of = _planner(
-        model, hardware, chips, weight_dtype, kv_dtype, compute_dtype, overlap, parallel, comm
-    )
+    plan_of = _planner("mixed_step", model, hardware, chips, options)
     B: Num
     P: Num
     T: Num

@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -51,7 +51,7 @@ from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import GB, GiB, mega
 from llm_roofline.engine.memory import memory_use
-from llm_roofline.engine.parallel import CommModel, Parallelism
+from llm_roofline.engine.options import PassOptions, check_options, memory_options
 from llm_roofline.engine.roofline import (
     MAX_SIZE,
     StepTime,
@@ -152,10 +152,10 @@ def _terms(
     I: FloatArray,
     O: FloatArray,
     mode: str,
-    kw: dict[str, Any],
+    kw: PassOptions,
 ) -> ServingTerms:
     """The passes of scenarios of one mode (one element a scenario, each already checked)."""
-    mem_kw = {k: kw[k] for k in ("weight_dtype", "kv_dtype", "parallel")}
+    mem_kw = memory_options(kw)
     pre = first = None
     if mode == "continuous":
         # one mixed step for every distinct scenario, each over its own contexts I .. I+O-1
@@ -223,21 +223,17 @@ def serving_terms(
     input_len: int,
     output_len: int,
     mode: str = "decode",
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-    comm: CommModel | None = None,
+    **options: Unpack[PassOptions],
 ) -> ServingTerms:
     """Compute the ideal passes of one scenario (see `serve`)."""
+    check_options(options, "serving_terms")
     spec = get_model(model)
     system = as_system(hardware, chips)
     B, I, O = _check(batch, input_len, output_len, mode)
-    get_dtype(weight_dtype), get_dtype(kv_dtype)  # fail early on unknown types
-    kw: dict[str, Any] = {"weight_dtype": weight_dtype, "kv_dtype": kv_dtype, "overlap": overlap}
-    kw.update(parallel=parallel, comm=comm)
+    get_dtype(options.get("weight_dtype", "bf16"))  # fail early on unknown types
+    get_dtype(options.get("kv_dtype", "bf16"))
     B_, I_, O_ = (np.array([float(x)]) for x in (B, I, O))
-    return _terms(spec, system, B_, I_, O_, mode, kw)
+    return _terms(spec, system, B_, I_, O_, mode, options)
 
 
 def request_figures(
@@ -317,12 +313,8 @@ def serve(
     input_len: int,
     output_len: int,
     mode: str = "decode",
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-    comm: CommModel | None = None,
     profile: Timing | None = None,
+    **options: Unpack[PassOptions],
 ) -> ServingResult:
     """Predict one scenario of the contract (`mode` decode, static or continuous).
 
@@ -339,11 +331,7 @@ def serve(
         input_len=input_len,
         output_len=output_len,
         mode=mode,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        overlap=overlap,
-        parallel=parallel,
-        comm=comm,
+        **options,
     )
     return _served(terms, profile).row(0)
 
@@ -358,11 +346,11 @@ def serve_many(
     output_len: ArrayLike,
     mode: str = "decode",
     profile: Timing | None = None,
-    **kw: Any,
+    **kw: Unpack[PassOptions],
 ) -> ServingColumns:
     """`serve` for many scenarios of one mode at once: `batch`, `input_len` and `output_len`
     are arrays of one element per scenario, and each pass is one engine call over all of them
-    (`kw`: weight_dtype, kv_dtype, overlap, parallel, comm, as for `serve`). The figures are
+    (`kw`: the pass options, as for `serve`). The figures are
     those `serve` gives scenario by scenario. A scenario `serve` would refuse raises its error.
     """
     spec, system = get_model(model), as_system(hardware, chips)
@@ -376,9 +364,8 @@ def serve_many(
         b, i, o = (float(x[np.flatnonzero(~ok)[0]]) for x in (B, I, O))
         whole = [int(v) if v.is_integer() else v for v in (b, i, o)]
         _check(whole[0], whole[1], whole[2], mode)  # type: ignore[arg-type]
-    kw = {"weight_dtype": "bf16", "kv_dtype": "bf16", "overlap": "full", **kw}
-    kw = {"parallel": None, "comm": None, **kw}
-    get_dtype(kw["weight_dtype"]), get_dtype(kw["kv_dtype"])
+    check_options(kw, "serve_many")
+    get_dtype(kw.get("weight_dtype", "bf16")), get_dtype(kw.get("kv_dtype", "bf16"))
     # rows in (batch, input_len) order, cut so that no call holds many more than
     # POINTS_PER_CALL decode contexts: neighbours share their points, memory stays bounded
     order = np.lexsort((I, B))

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Unpack
 
 import numpy as np
 
 from llm_roofline._core.errors import InputError
-from llm_roofline.engine.parallel import CommModel, Parallelism
+from llm_roofline.engine.options import PassOptions, check_options
 from llm_roofline.engine.roofline import as_system, decode_step, prefill
 from llm_roofline.hardware.chip import Chip, System
 from llm_roofline.model.checkpoints import get_model
@@ -77,11 +77,7 @@ def speculative_decode(
     gamma: int,
     acceptance: float,
     draft: str | ModelSpec | None = "mtp",
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    overlap: str = "full",
-    parallel: Parallelism | None = None,
-    comm: CommModel | None = None,
+    **kw: Unpack[PassOptions],
 ) -> SpeculativeResult:
     """Time per output token with `gamma` drafted tokens accepted with probability α.
 
@@ -96,13 +92,8 @@ def speculative_decode(
     E = tokens_per_verification(gamma, acceptance)
     B = size(batch, "batch")
     S = size(context_len, "context_len")
-    kw: dict[str, Any] = {
-        "weight_dtype": weight_dtype,
-        "kv_dtype": kv_dtype,
-        "overlap": overlap,
-        "parallel": parallel,
-        "comm": comm,
-    }
+    check_options(kw, "speculative_decode")
+    parallel = kw.get("parallel")
     pp = parallel.pp if parallel is not None else 1
     # verification rides the decode pipeline: micro-batches of B / pp cross pp stages
     verify = prefill(
@@ -119,7 +110,7 @@ def speculative_decode(
         t_draft = 0.0
     else:
         d = _mtp_head(spec) if draft == "mtp" else get_model(draft)
-        dkw = dict(kw, parallel=None) if d is not spec else kw
+        dkw: PassOptions = {**kw, "parallel": None} if d is not spec else kw
         steps = decode_step(d, system, batch=B, context_len=S + np.arange(gamma), **dkw)
         t_draft = float(np.sum(steps.t_step))
     t_verify = float(verify.t_step[()]) * pp
