@@ -1,6 +1,7 @@
-"""The lecture's economics (§5–6): reading API prices backwards, the balance of training, RL
-and inference, and (re-exported from their own modules) what a deployment's tokens cost
-(`token_costs`) and where to keep a KV cache (`cache_tiers`).
+"""The lecture's economics (§5–6): reading API prices backwards (each figure on its own, and
+all of them at once for one deployment: `read_prices`, the web's pricing view), the balance of
+training, RL and inference, and (re-exported from their own modules) what a deployment's tokens
+cost (`token_costs`) and where to keep a KV cache (`cache_tiers`).
 
 FLOP convention: datasheet FLOP/s (2 per multiply-add). The lecture's hardware ratio of "300"
 counts multiply-adds per byte: 600 FLOP per byte here.
@@ -9,22 +10,29 @@ counts multiply-adds per byte: 600 FLOP per byte here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
-from llm_roofline._core.units import day
-from llm_roofline.economics.cache_tiers import Tier, cache_costs, load_tiers
+from llm_roofline._core.units import day, sig
+from llm_roofline.economics.cache_tiers import CacheHit, Tier, cache_costs, cache_hit, load_tiers
 from llm_roofline.economics.token_costs import cost_floor, cost_vs_context, prefill_time
 from llm_roofline.model.checkpoints import get_model, list_models
 from llm_roofline.model.spec import ModelSpec
 
+if TYPE_CHECKING:
+    from llm_roofline.deploy.deployment import Deployment
+
 __all__ = [
     "BalanceResult",
+    "PriceQuestion",
+    "PriceReading",
+    "PriceStep",
     "Tier",
     "balance",
     "cache_costs",
+    "cache_hit",
     "catalog_kv_vs_price_step",
     "cost_floor",
     "cost_vs_context",
@@ -33,6 +41,7 @@ __all__ = [
     "load_tiers",
     "prefill_time",
     "price_step_active_params",
+    "read_prices",
 ]
 
 
@@ -135,6 +144,138 @@ def catalog_kv_vs_price_step(
             }
         )
     return rows
+
+
+# ---- one deployment's prices read backwards, all at once ----------------------------------
+
+
+@dataclass(frozen=True)
+class PriceQuestion:
+    """API prices to read against a deployment ($ per million tokens): input and output; a
+    cache hit's (optional); a long-context step (optional: where, the prices above it, the
+    priced model's active parameters and the FLOP/s ÷ bytes/s to read it with, by default the
+    deployment's model's and chip's); `context_len`, the context the cost floor is priced at."""
+
+    input_price: float
+    output_price: float
+    context_len: int = 4096
+    cache_hit_price: float | None = None
+    long_context_threshold: float | None = None
+    long_input_price: float | None = None
+    long_output_price: float | None = None
+    active_params: float | None = None
+    ratio: float | None = None
+
+
+@dataclass(frozen=True)
+class PriceStep:
+    """What a long-context price step says about the KV bytes per token (see
+    `kv_bytes_from_price_step`), with the catalog's models beside it."""
+
+    long_context_threshold: float
+    flops_per_byte: float
+    flops_per_byte_source: str  # "given" or the chip's ratio, named
+    active_params: float
+    active_params_source: str  # "given" or "model"
+    model_active_params: float | None
+    active_params_note: str | None  # given and the model's disagree: which is used
+    implied_kv_bytes_per_token: float
+    long_input_price: float | None
+    long_output_price: float | None
+    long_output_to_input: float | None
+    catalog_vs_price_step: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PriceReading:
+    """`read_prices`' answer: the question's prices and their ratio, decode's utilisation
+    against prefill's that the ratio implies, the deployment's cost floor, and the price step
+    and cache hit read (None when not asked)."""
+
+    context_len: int
+    input_price: float
+    output_price: float
+    output_to_input: float
+    decode_to_prefill_mfu: float
+    cost_floor: dict[str, Any]
+    price_step: PriceStep | None
+    cache_hit: CacheHit | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The reading as the web's pricing view returns it (after the deployment)."""
+        return {
+            "context_len": self.context_len,
+            "input_price": self.input_price,
+            "output_price": self.output_price,
+            "output_to_input": self.output_to_input,
+            "decode_to_prefill_mfu": self.decode_to_prefill_mfu,
+            "cost_floor": self.cost_floor,
+            "price_step": None if self.price_step is None else self.price_step.as_dict(),
+            "cache_hit": None if self.cache_hit is None else self.cache_hit.as_dict(),
+        }
+
+
+def _price_step(dep: Deployment, q: PriceQuestion, step: float) -> PriceStep:
+    """A price step at `step` tokens read with the question's ratio and active parameters, or
+    the deployment's chip's and model's."""
+    if q.ratio is not None:
+        ratio, why = q.ratio, "given"
+    else:
+        ratio, why = dep.chip.ops_per_byte, f"{dep.chip.id} bf16 FLOP/s ÷ bytes/s"
+    act = price_step_active_params(q.active_params, dep.model)
+    n_active = act["active_params"]
+    note = None
+    if act["agrees"] is False:
+        note = (
+            f"active_params {sig(n_active)} differs from the model's "
+            f"{sig(act['model_active_params'])} parameters multiplied per token: using "
+            "active_params"
+        )
+    long_ratio = None
+    if q.long_output_price is not None and q.long_input_price is not None:
+        long_ratio = q.long_output_price / q.long_input_price
+    return PriceStep(
+        long_context_threshold=step,
+        flops_per_byte=ratio,
+        flops_per_byte_source=why,
+        active_params=n_active,
+        active_params_source=act["source"],
+        model_active_params=act["model_active_params"],
+        active_params_note=note,
+        implied_kv_bytes_per_token=kv_bytes_from_price_step(step, n_active, ratio),
+        long_input_price=q.long_input_price,
+        long_output_price=q.long_output_price,
+        long_output_to_input=long_ratio,
+        catalog_vs_price_step=catalog_kv_vs_price_step(step, ratio, kv_dtype="bf16"),
+    )
+
+
+def read_prices(dep: Deployment, q: PriceQuestion) -> PriceReading:
+    """API prices read backwards against one deployment (`llm-roofline pricing`'s figures, the
+    web's pricing view): the output/input ratio as decode's utilisation against prefill's,
+    the deployment's cost floor at `q.context_len` (`cost_floor`), what a long-context price
+    step implies for the KV bytes per token (None without `q.long_context_threshold`), and a
+    cache hit's price beside this deployment's cost of bringing a prompt back from each tier
+    (`cache_hit`; None without `q.cache_hit_price`)."""
+    mfu = decode_to_prefill_mfu(q.input_price, q.output_price)
+    floor = cost_floor(dep, context_len=q.context_len)
+    step = q.long_context_threshold
+    hit = q.cache_hit_price
+    return PriceReading(
+        context_len=q.context_len,
+        input_price=q.input_price,
+        output_price=q.output_price,
+        output_to_input=q.output_price / q.input_price,
+        decode_to_prefill_mfu=mfu,
+        cost_floor=floor,
+        price_step=None if step is None else _price_step(dep, q, step),
+        cache_hit=None
+        if hit is None
+        else cache_hit(dep, context_len=q.context_len, price=hit, input_price=q.input_price),
+    )
 
 
 # ---- training, RL and inference in balance -----------------------------------------------
