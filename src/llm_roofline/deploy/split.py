@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -70,65 +71,77 @@ def _weights_fit(spec: ModelSpec, chip: Chip, par: Parallelism, weight_bytes: fl
     return weights_per_chip(spec, par) * weight_bytes <= chip.memory_bytes
 
 
+class Degrees(NamedTuple):
+    """The split's degrees a user gave (None: the rule chooses)."""
+
+    tp: int | None
+    pp: int | None
+    ep: int | None
+    replicas: int | None
+
+
+def _candidates(spec: ModelSpec, chips: int, given: Degrees) -> Iterator[tuple[int, int, int, int]]:
+    """Every (tp, pp, ep, replicas) that divides `chips` and keeps the given degrees; ep the
+    widest that divides a stage when not given (1 for a dense model)."""
+    experts = max_experts(spec)
+    for r in [given.replicas] if given.replicas else _divisors(chips):
+        if chips % r:
+            continue
+        inst = chips // r
+        for p in [given.pp] if given.pp else [d for d in _divisors(inst) if d <= spec.n_layers]:
+            if inst % p:
+                continue
+            stage = inst // p
+            for t in [given.tp] if given.tp else _divisors(stage):
+                if stage % t:
+                    continue
+                if given.ep:
+                    e = given.ep
+                elif experts:
+                    e = max(d for d in _divisors(stage) if d <= experts)
+                else:
+                    e = 1
+                yield t, p, e, r
+
+
 def _auto_split(
-    spec: ModelSpec,
-    chip: Chip,
-    chips: int,
-    weight_bytes: float,
-    tp: int | None,
-    pp: int | None,
-    ep: int | None,
-    replicas: int | None,
-    padded: bool,
+    spec: ModelSpec, chip: Chip, chips: int, weight_bytes: float, given: Degrees, padded: bool
 ) -> tuple[int, int, int, int]:
     domain = max(chip.scale_up_domain, 1)
     experts = max_experts(spec)
     mla = spec.attention.kind == "mla"
     best: tuple[tuple[Any, ...], tuple[int, int, int, int]] | None = None
-    for r in [replicas] if replicas else _divisors(chips):
-        if chips % r:
-            continue
+    for t, p, e, r in _candidates(spec, chips, given):
         inst = chips // r
-        for p in [pp] if pp else [d for d in _divisors(inst) if d <= spec.n_layers]:
-            if inst % p:
-                continue
-            stage = inst // p
-            for t in [tp] if tp else _divisors(stage):
-                if stage % t:
-                    continue
-                if ep:
-                    e = ep
-                elif experts:
-                    e = max(d for d in _divisors(stage) if d <= experts)
-                else:
-                    e = 1
-                par = Parallelism(inst, t, p, e)
-                model = pad_heads(spec, t) if padded else spec
-                try:
-                    par.check(model)
-                except InputError:
-                    continue
-                fits = _weights_fit(model, chip, par, weight_bytes)
-                key = (
-                    not fits,
-                    stage > domain,  # a tensor/expert group leaving the scale-up domain
-                    p,
-                    model.attention.n_heads - spec.attention.n_heads,  # pad only if needed
-                    # a dense model's data-parallel groups are replicas by another name: they
-                    # do nothing for latency, so widen tp first (MoE groups share experts)
-                    not experts and par.dp > 1,
-                    inst > domain,  # instances inside one domain, replicas beyond
-                    -inst,
-                    t if mla else -t,
-                    -e,
-                )
-                if best is None or key < best[0]:
-                    best = (key, (t, p, e, r))
+        stage = inst // p
+        par = Parallelism(inst, t, p, e)
+        model = pad_heads(spec, t) if padded else spec
+        try:
+            par.check(model)
+        except InputError:
+            continue
+        fits = _weights_fit(model, chip, par, weight_bytes)
+        key = (
+            not fits,
+            stage > domain,  # a tensor/expert group leaving the scale-up domain
+            p,
+            model.attention.n_heads - spec.attention.n_heads,  # pad only if needed
+            # a dense model's data-parallel groups are replicas by another name: they
+            # do nothing for latency, so widen tp first (MoE groups share experts)
+            not experts and par.dp > 1,
+            inst > domain,  # instances inside one domain, replicas beyond
+            -inst,
+            t if mla else -t,
+            -e,
+        )
+        if best is None or key < best[0]:
+            best = (key, (t, p, e, r))
     if best is None:
         raise InputError("no split", field="tp")  # replaced by the caller's precise error
     return best[1]
 
 
+# size: the contract's four degrees (tp, pp, ep, replicas) as keywords, as `deployment` takes them
 def auto_split(
     model: str | ModelSpec,
     hardware: str | Chip,
@@ -156,9 +169,8 @@ def auto_split(
     if replicas is not None and n % replicas:
         raise InputError(f"replicas = {replicas} does not divide chips = {n}", field="replicas")
     try:
-        return _auto_split(
-            spec, chip, n, get_dtype(weight_dtype).bytes, tp, pp, ep, replicas, padded
-        )
+        w_bytes = get_dtype(weight_dtype).bytes
+        return _auto_split(spec, chip, n, w_bytes, Degrees(tp, pp, ep, replicas), padded)
     except InputError:
         pass
     # no split keeps the given degrees: say which, with the check's own words
