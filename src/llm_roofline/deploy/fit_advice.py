@@ -54,6 +54,9 @@ if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment
 
 
+_UNSEARCHED = "predict this scenario alone to have them named"
+
+
 @dataclass(frozen=True)
 class FitAdvice:
     """Whether `batch` sequences at `context_len` fit on every chip, and what would.
@@ -106,33 +109,49 @@ class FitAdvice:
         overflows, and the nearest settings that fit."""
         if self.fits:
             return ""
+        return self._weights_line() if self.weights_alone else self._cache_line()
+
+    @property
+    def _parts(self) -> str:
+        """The bytes per chip, part by part, against the capacity."""
         act = (
             f" + activations {self.activations / GB:,.1f} GB"
             if self.activations >= 0.05 * GB
             else ""
         )
-        parts = (
+        return (
             f"weights {self.weights / GB:,.1f} GB + KV cache {self.kv / GB:,.1f} GB{act} = "
             f"{self.total / GB:,.1f} GB per chip, {self.capacity / GB:,.1f} GB "
             f"({self.capacity / GiB:,.1f} GiB) per chip available"
         )
-        here = f"batch {self.batch:,} at context {self.context_len:,}"
-        chips = f"{self.chips} chips ({self.chips_split})" if self.chips else ""
-        unsearched = "predict this scenario alone to have them named"
-        if self.weights_alone and not self.searched:
+
+    @property
+    def _here(self) -> str:
+        return f"batch {self.batch:,} at context {self.context_len:,}"
+
+    @property
+    def _chips(self) -> str:
+        return f"{self.chips} chips ({self.chips_split})" if self.chips else ""
+
+    def _weights_line(self) -> str:
+        """The weights alone exceed a chip: more chips or a smaller weight type."""
+        if not self.searched:
             return (
-                f"{parts}: the weights alone exceed a chip; try more chips or a smaller "
-                f"--weight-dtype ({unsearched})"
+                f"{self._parts}: the weights alone exceed a chip; try more chips or a smaller "
+                f"--weight-dtype ({_UNSEARCHED})"
             )
-        if self.weights_alone:
-            weight_type = f"--weight-dtype {self.weight_dtype}" if self.weight_dtype else ""
-            tries = [t for t in (chips, weight_type) if t]
-            fix = (
-                f"try {' or '.join(tries)} (fits {here})"
-                if tries
-                else f"{self.no_split} and no smaller weight type fits {here}"
-            )
-            return f"{parts}: the weights alone exceed a chip; {fix}"
+        weight_type = f"--weight-dtype {self.weight_dtype}" if self.weight_dtype else ""
+        tries = [t for t in (self._chips, weight_type) if t]
+        fix = (
+            f"try {' or '.join(tries)} (fits {self._here})"
+            if tries
+            else f"{self.no_split} and no smaller weight type fits {self._here}"
+        )
+        return f"{self._parts}: the weights alone exceed a chip; {fix}"
+
+    def _cache_line(self) -> str:
+        """The weights fit, the cache (or activations) does not: the largest context and
+        batch that fit, and what to try."""
         B, S = self.batch, self.context_len
         part = "KV cache" if self.kv >= self.activations else "activations"
         longest = (
@@ -145,10 +164,16 @@ class FitAdvice:
             if self.max_batch
             else f"not one sequence fits at context {S:,}"
         )
+        return (
+            f"{self._parts}: the weights fit but not with the {part} of {self._here}; "
+            f"{longest}, {widest}; try {self._cache_fix()}"
+        )
+
+    def _cache_fix(self) -> str:
         tries = [f"--kv-dtype {self.kv_dtype}"] if self.kv_dtype else []
         tries += ["a shorter context"] if self.max_context else []
         tries += ["a smaller batch"] if self.max_batch else []
-        tries += [chips] if chips else []
+        tries += [self._chips] if self._chips else []
         if not self.searched:
             tries += ["a smaller --kv-dtype", "more chips"]
         fix = (
@@ -157,13 +182,10 @@ class FitAdvice:
             else "a smaller batch and a shorter context"
         )
         if not self.searched:
-            fix += f" ({unsearched})"
+            fix += f" ({_UNSEARCHED})"
         elif not self.chips and self.chips_tried:
             fix += f" ({self.no_split})"
-        return (
-            f"{parts}: the weights fit but not with the {part} of {here}; {longest}, "
-            f"{widest}; try {fix}"
-        )
+        return fix
 
 
 def _chunk(dep: Deployment, batch: Any, prompt: Any) -> Any:
