@@ -285,6 +285,8 @@ def prefill(
     )
 
 
+# size: a pass's four loads (decode batch and contexts, prompts and their length) and two ways
+# to read them (whole prompts; many passes at once), beside the model, chips and options
 def mixed_step(
     model: str | ModelSpec,
     hardware: str | Chip | System,
@@ -313,24 +315,9 @@ def mixed_step(
     StepTime one element per pass. Without it the pass is one, scalar, over all the contexts.
     """
     plan_of = _planner("mixed_step", model, hardware, chips, options)
-    B: Num
-    P: Num
-    T: Num
     S = positive_array(decode_contexts, "decode_contexts")
-    if context_mean is None:
-        if np.size(decode_batch) != 1:
-            raise InputError(
-                "decode_batch must be one number unless context_mean is given (many passes)",
-                field="decode_batch",
-            )
-        B = float(positive_array(decode_batch, "decode_batch"))
-        P = float(nonneg_array(prefill_seqs, "prefill_seqs"))
-        T = float(positive_array(prefill_len, "prefill_len"))
-        context_mean = _mean_of_all
-    else:
-        B = positive_array(decode_batch, "decode_batch")
-        P = nonneg_array(prefill_seqs, "prefill_seqs")
-        T = positive_array(prefill_len, "prefill_len")
+    B, P, T = _mixed_sizes(decode_batch, prefill_seqs, prefill_len, many=context_mean is not None)
+    context_mean = context_mean or _mean_of_all
     plan = plan_of()
     attn, kv = per_sequence(ARRAY, plan, S)
     means = (
@@ -349,6 +336,29 @@ def mixed_step(
         in_flight=B,
         tokens_per_pass=1.0,
         per_seq=means,
+    )
+
+
+def _mixed_sizes(
+    decode_batch: ArrayLike, prefill_seqs: ArrayLike, prefill_len: ArrayLike, *, many: bool
+) -> tuple[Num, Num, Num]:
+    """A mixed pass's decode batch, prompts and prompt length, checked: one number each for
+    one pass, or arrays of one value per pass (`many`)."""
+    if many:
+        return (
+            positive_array(decode_batch, "decode_batch"),
+            nonneg_array(prefill_seqs, "prefill_seqs"),
+            positive_array(prefill_len, "prefill_len"),
+        )
+    if np.size(decode_batch) != 1:
+        raise InputError(
+            "decode_batch must be one number unless context_mean is given (many passes)",
+            field="decode_batch",
+        )
+    return (
+        float(positive_array(decode_batch, "decode_batch")),
+        float(nonneg_array(prefill_seqs, "prefill_seqs")),
+        float(positive_array(prefill_len, "prefill_len")),
     )
 
 
