@@ -50,6 +50,7 @@ from llm_roofline._core.backend import ARRAY
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import GB, GiB, mega
+from llm_roofline.engine.cost import usd_per_token_from
 from llm_roofline.engine.memory import memory_use
 from llm_roofline.engine.options import PassOptions, check_options, memory_options
 from llm_roofline.engine.roofline import (
@@ -284,7 +285,9 @@ def _compose(terms: ServingTerms, timing: Timing | None) -> ServingColumns:
         t_weights_s=t_weights,
         t_kv_s=t_kv,
         t_comm_s=t_comm,
-        usd_per_million_output_tokens=price * period / tokens * mega if price > 0 else None,
+        usd_per_million_output_tokens=usd_per_token_from(price, period, tokens, mega)
+        if price > 0
+        else None,
         memory_per_chip_bytes=terms.memory_per_chip_bytes,
         queue_delay_bound_s=period,
         warnings=terms.warnings,
