@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from llm_roofline._core.arrays import FloatArray
+from llm_roofline._core.checks import positive_int
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.units import hour
 from llm_roofline.calibration.profile import Profile, get_profile, pass_time
@@ -34,7 +35,7 @@ from llm_roofline.deploy.inputs import (
     engine_name,
     split_rule_text,
 )
-from llm_roofline.deploy.split import auto_split, count, max_experts, pad_heads
+from llm_roofline.deploy.split import auto_split, max_experts, pad_heads
 from llm_roofline.deploy.split_balance import deployment_balance_batch
 from llm_roofline.engine.memory import MemoryUse, max_batch, memory_use, weights_per_chip
 from llm_roofline.engine.parallel import CommModel, Parallelism
@@ -304,7 +305,7 @@ class Deployment:
         """The scenario contract's figures for this deployment (see `serving.serve`); with
         `search_fit`, a "does not fit" warning also names the chips and data types that would
         fit (`fit_advice.advised`)."""
-        B = count(batch, "batch")
+        B = positive_int(batch, "batch")
         per = -(-B // self.replicas)
         kw: dict[str, Any] = {"input_len": input_len, "output_len": output_len, "mode": mode}
 
@@ -355,7 +356,7 @@ def deployment(
     """
     spec = get_model(model)
     chip = checked_chip(hardware, price_usd_per_hour)
-    n = count(chips, "chips")
+    n = positive_int(chips, "chips")
     checked_dtypes(weight_dtype, kv_dtype)
     checked_overlap(overlap)
     t, p, e, r = auto_split(

@@ -26,8 +26,7 @@ import math
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-import numpy as np
-
+from llm_roofline._core.checks import positive_int
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline.engine.memory import weights_per_chip
@@ -37,7 +36,7 @@ from llm_roofline.hardware.chip import Chip
 from llm_roofline.model.checkpoints import get_model
 from llm_roofline.model.spec import ModelSpec
 
-__all__ = ["auto_split", "count", "max_experts", "pad_heads"]
+__all__ = ["Degrees", "auto_split", "max_experts", "pad_heads"]
 
 
 MAX_CHIPS = 1_000_000  # far beyond any deployment; keeps the rule's search bounded
@@ -159,13 +158,13 @@ def auto_split(
     split the model."""
     spec = get_model(model)
     chip = get_hardware(hardware)
-    n = count(chips, "chips")
+    n = positive_int(chips, "chips")
     if n > MAX_CHIPS:
         raise InputError(f"chips must be at most {MAX_CHIPS:,}, got {n:,}", field="chips")
     given = {"tp": tp, "pp": pp, "ep": ep, "replicas": replicas}
     for k, v in given.items():
         if v is not None:
-            count(v, k)
+            positive_int(v, k)
     if replicas is not None and n % replicas:
         raise InputError(f"replicas = {replicas} does not divide chips = {n}", field="replicas")
     try:
@@ -190,9 +189,3 @@ def auto_split(
         f"for {spec.name}",
         field="tp",
     )
-
-
-def count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name} must be a positive integer, got {value!r}", field=name)
-    return int(value)

@@ -28,9 +28,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
 from llm_roofline._core import units
+from llm_roofline._core.checks import positive_int
 from llm_roofline._core.errors import InputError
 from llm_roofline.engine.collectives import (
     ACT_BYTES,
@@ -65,12 +64,6 @@ LAYOUTS: tuple[Layout, ...] = ("auto", "1d", "2d", "wg")
 COMM_OVERLAP: tuple[CommOverlap, ...] = ("auto", "none", "two-batch")
 
 
-def _degree(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name} must be a positive integer, got {value!r}", field=name)
-    return int(value)
-
-
 @dataclass(frozen=True)
 class Parallelism:
     """Degrees of parallelism over `chips` chips: tp · dp · pp = chips."""
@@ -83,7 +76,7 @@ class Parallelism:
 
     def __post_init__(self) -> None:
         for name in ("chips", "tp", "pp", "ep"):
-            _degree(getattr(self, name), name)
+            positive_int(getattr(self, name), name)
 
     @classmethod
     def of(
@@ -96,10 +89,10 @@ class Parallelism:
         kv_batch_shard: bool = False,
     ) -> Parallelism:
         """Defaults: tp = chips / pp (the scenario contract's tp = chips), pp = 1, ep = 1."""
-        n = _degree(chips, "chips")
-        p = _degree(1 if pp is None else pp, "pp")
-        t = _degree(tp if tp is not None else max(n // p, 1), "tp")
-        return cls(n, t, p, _degree(1 if ep is None else ep, "ep"), bool(kv_batch_shard))
+        n = positive_int(chips, "chips")
+        p = positive_int(1 if pp is None else pp, "pp")
+        t = positive_int(tp if tp is not None else max(n // p, 1), "tp")
+        return cls(n, t, p, positive_int(1 if ep is None else ep, "ep"), bool(kv_batch_shard))
 
     @property
     def stage_chips(self) -> int:

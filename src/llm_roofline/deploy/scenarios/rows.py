@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llm_roofline._core.checks import positive_int
 from llm_roofline._core.errors import InputError, LlmRooflineError
 from llm_roofline._core.units import parse_count
 from llm_roofline.calibration.profile import list_profiles
 from llm_roofline.deploy.deployment import DEPLOYMENT_FIELDS, Deployment, deployment
 from llm_roofline.deploy.inputs import DEFAULT_ENGINE
-from llm_roofline.deploy.split import count
 from llm_roofline.engine.roofline import MAX_SIZE
 from llm_roofline.serving.modes import MODES
 
@@ -335,7 +335,7 @@ def _opt_int(row: Mapping[str, Any], key: str) -> int | None:
         if not (math.isfinite(f) and f == int(f)):
             raise InputError(f"{key} must be a positive integer, got {v!r}", field=key)
         v = int(f)
-    return count(v, key)
+    return positive_int(v, key)
 
 
 def _flag(row: Mapping[str, Any], key: str) -> bool:
