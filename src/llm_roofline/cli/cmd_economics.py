@@ -1,5 +1,5 @@
-"""Verbs `pricing`, `cache-tiers` and `balance`: prices read backwards, cache tiers,
-the training balance.
+"""Verbs `pricing`, `cache-tiers` and `balance`: prices read backwards (`cmd_pricing.py`),
+cache tiers, the training balance.
 """
 
 from __future__ import annotations
@@ -7,12 +7,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from llm_roofline._core import units
 from llm_roofline.cli._common import (
     Parser,
-    chip_from_args,
     context_flag,
     deployment_from_args,
     dump_json,
@@ -27,136 +25,9 @@ from llm_roofline.cli._common import (
     positive_float,
     print_table,
     system_flags,
-    unpriced_note,
     written_out,
 )
-
-
-def cmd_pricing(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from llm_roofline._core.errors import InputError
-    from llm_roofline.economics.pricing import (
-        catalog_kv_vs_price_step,
-        cost_floor,
-        cost_vs_context,
-        decode_to_prefill_mfu,
-        kv_bytes_from_price_step,
-        price_step_active_params,
-    )
-    from llm_roofline.hardware.catalog import get_hardware
-    from llm_roofline.model.checkpoints import get_model
-
-    out: dict[str, Any] = {
-        "input_price": args.input_price,
-        "output_price": args.output_price,
-        "decode_to_prefill_mfu": decode_to_prefill_mfu(args.input_price, args.output_price),
-    }
-    lines = [
-        f"output/input price ratio {fmt_sig(args.output_price / args.input_price)}: if prices "
-        f"track cost, decode runs at {fmt_sig(out['decode_to_prefill_mfu'])} of prefill's "
-        "utilisation"
-    ]
-    step = args.long_context_threshold
-    if step is not None:
-        if args.active_params is None and args.model is None:
-            raise InputError(
-                "a price step needs --active-params (the model's active parameters) or --model",
-                field="active_params",
-            )
-        if args.ratio is not None:
-            ratio, why = args.ratio, "given"
-        else:
-            chip = get_hardware(args.hardware)
-            ratio, why = chip.ops_per_byte, f"{chip.id} bf16 FLOP/s ÷ bytes/s"
-        act = price_step_active_params(args.active_params, args.model)
-        n_active = act["active_params"]
-        kv = kv_bytes_from_price_step(step, n_active, ratio)
-        out.update(
-            long_context_threshold=step,
-            flops_per_byte=ratio,
-            active_params=n_active,
-            active_params_source=act["source"],
-            implied_kv_bytes_per_token=kv,
-        )
-        whose = f" ({args.model}'s, multiplied per token)" if act["source"] == "model" else ""
-        lines.append(
-            f"a price step at {step:,.0f} tokens, {fmt_count(n_active)} active parameters"
-            f"{whose}, {ratio:,.0f} FLOP/B ({why}): KV ≈ {kv:,.0f} bytes per token"
-        )
-        if act["agrees"] is False:
-            note = (
-                f"--active-params ({fmt_count(n_active)}) differs from {args.model}'s "
-                f"{fmt_count(act['model_active_params'])} parameters multiplied per token: "
-                "using --active-params"
-            )
-            out["active_params_note"] = note
-            lines.append(f"note: {note}")
-        if args.long_output_price and args.long_input_price:
-            out["long_output_to_input"] = args.long_output_price / args.long_input_price
-        # beside it, each catalog model's real KV bytes per token (bf16 cache) against the
-        # figure the same step implies for that model's own active parameters
-        table = catalog_kv_vs_price_step(step, ratio, kv_dtype="bf16")
-        out["catalog_kv_bytes_per_token_bf16"] = {
-            r["model"]: r["kv_bytes_per_token"] for r in table
-        }
-        out["catalog_vs_price_step"] = table
-        rows = [
-            [
-                r["model"],
-                f"{r['active_params'] / units.giga:.1f}B",
-                f"{r['kv_bytes_per_token']:,.0f}",
-                f"{r['implied_kv_bytes_per_token']:,.0f}",
-                f"{r['ratio']:,.0f}×",
-            ]
-            for r in table
-        ]
-    if args.model is not None and not chip_from_args(args).price_usd_per_s > 0:
-        out["cost_floor"] = None
-        lines.append(f"{args.model} on {args.chips} × {args.hardware}: {unpriced_note(args)}")
-    elif args.model is not None:
-        dep = deployment_from_args(args)
-        floor = cost_floor(dep, context_len=args.context)
-        out["cost_floor"] = floor
-        out["deployment"] = dep.as_dict()
-        lines.append(
-            f"{args.model} on {args.chips} × {dep.chip.id} ({dep.split_text()}) at context "
-            f"{args.context:,} (engine {dep.engine}, batch {floor['batch']:.0f}): "
-            f"{fmt_money(floor['usd_per_million_input_tokens'])} per M input, "
-            f"{fmt_money(floor['usd_per_million_output_tokens'])} per M output "
-            f"(priced ${fmt_sig(args.input_price, 6)} and ${fmt_sig(args.output_price, 6)})"
-        )
-        if args.out:
-            contexts = np.unique(np.geomspace(256, 1_048_576, 60).round())
-            curve = cost_vs_context(dep, contexts)
-            price = None
-            if step is not None and args.long_output_price:
-                price = (step, args.output_price, args.long_output_price)
-            stem = Path(args.out) / f"{args.model}_cost_vs_context"
-            from llm_roofline.plots import write_cost_vs_context_figure
-
-            paths = write_cost_vs_context_figure(
-                curve,
-                f"{args.model} on {args.chips} × {dep.chip.id}, engine {dep.engine}",
-                stem,
-                price,
-                max_context=get_model(args.model).max_context,
-            )
-            lines.append("wrote " + ", ".join(str(p) for p in paths))
-    if args.json:
-        dump_json(out)
-        return 0
-    for line in lines:
-        print(line)
-    if step is not None:
-        print(
-            "catalog models' real KV cache (bf16) against the figure the step implies for "
-            "each model's own active parameters:"
-        )
-        print_table(
-            "", ["model", "active", "KV B/token", "implied B/token", "real ÷ implied"], rows
-        )
-    return 0
+from llm_roofline.cli.cmd_pricing import add_pricing_parser
 
 
 def cmd_cache_tiers(args: argparse.Namespace) -> int:
@@ -174,17 +45,13 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
 
         stem = Path(args.out) / f"{args.model}_{args.hardware}_cache_tiers"
         title = f"{args.model}, {args.context:,}-token context, on {args.chips} × {args.hardware}"
-        for p in write_cache_tiers_figure(res, title, stem):
+        for p in write_cache_tiers_figure(res.as_dict(), title, stem):
             print(f"wrote {p}", file=sys.stderr)
     if args.json:
-        res = {
-            **res,
-            "hold_s": [float(h) for h in res["hold_s"]],
-            "tiers": {
-                k: {**v, "usd": [float(x) for x in v["usd"]]} for k, v in res["tiers"].items()
-            },
-        }
-        dump_json(res)
+        d = res.as_dict()
+        d["hold_s"] = [float(h) for h in res.hold_s]
+        d["tiers"] = {k: {**v, "usd": [float(x) for x in v["usd"]]} for k, v in d["tiers"].items()}
+        dump_json(d)
         return 0
     print(
         f"KV cache of one {args.context:,}-token sequence: {fmt_bytes(res['kv_bytes'])}; "
@@ -206,11 +73,7 @@ def cmd_cache_tiers(args: argparse.Namespace) -> int:
             for k, v in res["tiers"].items()
         ],
     )
-    picks = [
-        (h, c)
-        for i, (h, c) in enumerate(zip(res["hold_s"], res["cheapest"], strict=True))
-        if i == 0 or c != res["cheapest"][i - 1]
-    ]
+    picks = res.cheapest_from()
     print("cheapest: " + "; ".join(f"from {fmt_time(h)}: {c}" for h, c in picks))
     return 0
 
@@ -241,70 +104,12 @@ def cmd_balance(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    usd = "USD per million tokens"
-    pc = sub.add_parser(
-        "pricing",
-        help="what API prices imply about the hardware and model",
-        description="Read an API's prices backwards. If prices track cost, output price ÷ "
-        "input price says how far below prefill's utilisation decode runs; a long-context "
-        "price step (--long-context-threshold) gives the KV cache bytes per token it implies, "
-        "beside every catalog model's real figure. With --model (and the deployment flags) it "
-        "adds what that model costs per million input and output tokens on the deployment, at "
-        "the catalog's price per chip-hour (or --price). docs/economics.md.",
-        epilog=examples(
-            "llm-roofline pricing --input-price 3 --output-price 15",
-            "llm-roofline pricing --input-price 3 --output-price 15 "
-            "--long-context-threshold 200000 --active-params 1e11",
-            "llm-roofline pricing --input-price 3 --output-price 15 --model llama-3.1-70b "
-            "--hardware h100-sxm --chips 8",
-        ),
-    )
-    pc.add_argument(
-        "--input-price", type=positive_float, required=True, help=f"{usd} of input (required)"
-    )
-    pc.add_argument(
-        "--output-price", type=positive_float, required=True, help=f"{usd} of output (required)"
-    )
-    pc.add_argument(
-        "--long-context-threshold",
-        type=written_out("tokens"),
-        metavar="TOKENS",
-        help="the context at which a price step starts, tokens, written out: a provider's "
-        "'200k' is 200000, not a binary size (default: no step)",
-    )
-    pc.add_argument(
-        "--long-input-price",
-        type=positive_float,
-        help=f"{usd} of input past the threshold (default: none)",
-    )
-    pc.add_argument(
-        "--long-output-price",
-        type=positive_float,
-        help=f"{usd} of output past the threshold, drawn with --out (default: none)",
-    )
-    pc.add_argument(
-        "--active-params",
-        type=positive_float,
-        help="the model's active parameters, e.g. 1e11 (default: --model's, multiplied per token)",
-    )
-    pc.add_argument(
-        "--ratio",
-        type=positive_float,
-        help="the hardware's FLOP/s ÷ bytes/s (default: --hardware's own in bf16)",
-    )
-    system_flags(pc, required=False)  # --model: a deployment for the cost and the figure
-    pc.set_defaults(hardware="h100-sxm")
-    hw = next(a for a in pc._actions if a.dest == "hardware")
-    hw.help = f"{hw.help} (default h100-sxm)"
-    context_flag(pc)
-    pc.add_argument(
-        "--out",
-        metavar="DIR",
-        help="folder for the cost-vs-context figure (needs --model; default: none)",
-    )
-    json_flag(pc)
-    pc.set_defaults(func=cmd_pricing)
+    add_pricing_parser(sub)
+    _cache_tiers_parser(sub)
+    _balance_parser(sub)
 
+
+def _cache_tiers_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     ct = sub.add_parser(
         "cache-tiers",
         help="where to keep a KV cache, by hold time",
@@ -330,6 +135,8 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     json_flag(ct)
     ct.set_defaults(func=cmd_cache_tiers)
 
+
+def _balance_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     bl = sub.add_parser(
         "balance",
         help="token budgets where pre-training, RL and inference cost alike",
