@@ -10,13 +10,13 @@ on load, every error one line naming the field; the schema is in docs/catalog.md
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, cast
 
 from llm_roofline._core import units
+from llm_roofline._core.checks import positive_int
 from llm_roofline._core.errors import ConfigError, InputError
 from llm_roofline.hardware.record import (
     CHIP_CLASSES,
@@ -243,14 +243,8 @@ class System:
     n_chips: int = 1
 
     def __post_init__(self) -> None:
-        n = self.n_chips
-        try:
-            count = operator.index(n)  # int or numpy integer; not bool, float or str
-        except TypeError:
-            count = 0
-        if isinstance(n, bool) or count < 1:
-            raise InputError(f"chips must be a positive integer, got {n!r}", field="chips")
-        object.__setattr__(self, "n_chips", int(count))
+        # an int or numpy integer; not bool, float or str
+        object.__setattr__(self, "n_chips", positive_int(self.n_chips, "chips"))
 
     @property
     def memory_bytes(self) -> float:

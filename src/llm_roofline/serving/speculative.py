@@ -13,6 +13,7 @@ from typing import Unpack
 
 import numpy as np
 
+from llm_roofline._core.checks import positive_int
 from llm_roofline._core.errors import InputError
 from llm_roofline.engine.options import PassOptions, check_options
 from llm_roofline.engine.roofline import as_system, decode_step, prefill
@@ -31,8 +32,7 @@ def tokens_per_verification(gamma: int, acceptance: float) -> float:
     Epoch AI, "Inference economics of language models" (arXiv 2506.04645), after Leviathan et
     al. 2023.
     """
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or gamma < 1:
-        raise InputError(f"gamma must be a positive integer, got {gamma!r}", field="gamma")
+    positive_int(gamma, "gamma")
     a = float(acceptance)
     if not 0.0 <= a <= 1.0:
         raise InputError(f"acceptance must be in [0, 1], got {acceptance!r}", field="acceptance")
