@@ -9,7 +9,7 @@ work. One step, as vLLM's scheduler builds it:
 2. the rest of the step's token budget (`max_batched_tokens`) goes to prompts, first to those
    already part-way through (chunked prefill), then to waiting requests in arrival order while
    a sequence slot and KV memory for the chunk are free;
-3. the step's time is the engine's for that mix (`steptable.StepTable`: the decode sequences
+3. the step's time is the engine's for that mix (`step_predictor.StepTable`: the decode sequences
    at their mean context plus the prompt tokens; a prefill pass alone when nothing decodes);
 4. a request whose prompt completes emits its first token at the end of the step (its time to
    first token); a decoding one that reaches its output length leaves and frees its KV.
@@ -43,17 +43,25 @@ capacity was not measured (`with_capacity=False`: a caller that judges stability
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import sig
-from llm_roofline.deploy.fit_advice import fit_message, no_fit_reason
-from llm_roofline.engine.collectives import kv_transfer_time
-from llm_roofline.sim import scheduler
+from llm_roofline.sim.entities import Pool
+from llm_roofline.sim.event_loop import run
+from llm_roofline.sim.metrics import (
+    LATENCY_KEYS,
+    RunResult,
+    goodput_rps,
+    latency_summary,
+    offered_rps,
+    sustained_rps,
+)
+from llm_roofline.sim.pools import build_pools, disagg_pools, kv_capacity, parse_disagg
+from llm_roofline.sim.router import ROUTERS as ROUTER_TYPES
 from llm_roofline.sim.step_predictor import StepTable
 from llm_roofline.sim.workload import Workload, arrivals
 
@@ -61,20 +69,21 @@ if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment
 
 __all__ = [
+    "LATENCY_KEYS",
+    "LOAD_FRACTIONS",
     "ROUTERS",
     "SimResult",
+    "capacity_clients",
+    "capacity_requests",
     "capacity_rps",
     "disagg_pools",
     "kv_capacity",
+    "latency_against_load",
     "parse_disagg",
     "simulate",
 ]
 
-ROUTERS = ("round-robin", "least-loaded")
-LATENCY_KEYS = (
-    *(f"{m}_{q}_s" for m in ("ttft", "tpot") for q in ("p50", "p90", "p99")),
-    *("ttft_mean_s", "tpot_mean_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "e2e_mean_s"),
-)
+ROUTERS = tuple(ROUTER_TYPES)  # the routers' names: round-robin, least-loaded
 
 
 @dataclass
@@ -91,145 +100,44 @@ class SimResult:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def kv_capacity(dep: Deployment, longest: int) -> int:
-    """KV tokens one instance holds: what memory.max_batch leaves beside weights and
-    activations, counted in sequences of the longest request and of shorter ones (up to 8,192
-    tokens: a whole number of long sequences would waste the remainder), the most of those;
-    refused when the longest request does not fit alone."""
-    per = int(dep.max_batch(longest)) // dep.replicas
-    if per < 1:
-        # imports deployment: kept out of the import chain
-
-        line = fit_message(dep.instance_deployment(), longest, 1)
+def _check_server(
+    router: str,
+    max_seqs: int,
+    max_batched_tokens: int,
+    slo_ttft_s: float | None,
+    slo_tpot_s: float | None,
+) -> None:
+    """Refuse a router, server limits or latency targets `simulate` cannot take."""
+    if router not in ROUTERS:
+        raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
+    for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InputError(f"{name} must be a positive integer, got {v!r}", field=name)
+    if max_batched_tokens < max_seqs:
         raise InputError(
-            f"a request of {longest} tokens does not fit one instance: "
-            + no_fit_reason(line, longest, per),
+            f"max_batched_tokens ({max_batched_tokens}) must be at least max_seqs ({max_seqs}):"
+            " every sequence in flight decodes a token each step",
+            field="max_batched_tokens",
+        )
+    for name, s in (("slo_ttft", slo_ttft_s), ("slo_tpot", slo_tpot_s)):
+        if s is not None and not (np.isfinite(s) and s > 0):
+            raise InputError(f"{name} must be a positive time, got {s!r}", field=name)
+
+
+def _longest(dep: Deployment, inp: list[int], out: list[int]) -> int:
+    """The longest request's tokens (input + output), refused past the model's context."""
+    longest = max(i + o for i, o in zip(inp, out, strict=True))
+    window = dep.model.max_context
+    if window is not None and longest > window:
+        raise InputError(
+            f"a request of {longest} tokens (input + output) exceeds the model's context of "
+            f"{window}: shorter lengths, or a workload made with max_context={window}",
             field="input_len",
         )
-    short = min(longest, 8192)
-    return max(per * longest, int(dep.max_batch(short)) // dep.replicas * short)
+    return longest
 
 
-def _table(dep: Deployment, max_seqs: int, longest: int, budget: int) -> StepTable:
-    """The step times a run needs: up to `max_seqs` decoding, contexts up to the longest
-    request, prompt tokens up to the budget."""
-    return StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(budget, 2))
-
-
-def parse_disagg(text: str) -> tuple[int, int]:
-    """`P:D` → (P prefill instances, D decode instances), each a positive integer."""
-    parts = str(text).split(":")
-    try:
-        p, d = (int(x) for x in parts)
-    except ValueError:
-        p = d = 0
-    if len(parts) != 2 or p < 1 or d < 1:
-        raise InputError(
-            f"disagg must be P:D, prefill and decode instance counts (e.g. 1:3), got {text!r}",
-            field="disagg",
-        )
-    return p, d
-
-
-def disagg_pools(dep: Deployment, prefill: int, decode: int) -> tuple[Deployment, Deployment]:
-    """`prefill` and `decode` instances, each one instance of `dep` (its chips over its
-    replicas, its split): the prefill pool's deployment and the decode pool's."""
-    for name, v in (("prefill", prefill), ("decode", decode)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(f"{name} instances must be a positive integer, got {v!r}", "disagg")
-    one = dep.instance_chips
-    return (
-        replace(dep, chips=one * prefill, replicas=prefill),
-        replace(dep, chips=one * decode, replicas=decode),
-    )
-
-
-def _pools(
-    dep: Deployment,
-    prefill_pool: Deployment | None,
-    inp: list[int],
-    longest: int,
-    max_seqs: int,
-    budget: int,
-    cache: dict[Any, Any] | None = None,
-) -> list[scheduler.Pool]:
-    """The scheduler's pools: `dep`'s instances serving whole requests, or, with a prefill
-    pool, its instances running prompts and `dep`'s decoding them. `cache`: a dict kept
-    between runs, holding each instance's KV capacity and step table by what they depend on."""
-
-    def once(key: tuple[Any, ...], make: Any) -> Any:
-        if cache is None:
-            return make()
-        if key not in cache:
-            cache[key] = make()
-        return cache[key]
-
-    def instance_key(d: Deployment) -> tuple[Any, ...]:
-        return (
-            id(d.spec),
-            id(d.chip),
-            d.instance_chips,
-            d.tp,
-            d.pp,
-            d.ep,
-            d.pad_heads,
-            d.weight_dtype,
-            d.kv_dtype,
-            d.overlap,
-            d.engine,
-            d.comm,
-            max_seqs,
-            budget,
-        )
-
-    key = instance_key(dep)
-    cap = once(("kv", *key, longest), lambda: kv_capacity(dep, longest))
-    tab = once(("table", *key, longest), lambda: _table(dep, max_seqs, longest, budget))
-    if prefill_pool is None:
-        return [scheduler.Pool(tab, cap, max_seqs, budget, dep.replicas)]
-    pf = prefill_pool
-    for what, a, b in (
-        ("hardware", pf.chip.id, dep.chip.id),
-        ("model", pf.spec.name, dep.spec.name),
-        ("kv_dtype", pf.kv_dtype, dep.kv_dtype),
-    ):
-        if a != b:
-            raise InputError(
-                f"the prefill and decode pools must share the {what} ({a} vs {b})", field=what
-            )
-    longest_prompt = max(inp)
-    lens = np.unique(np.asarray(inp, dtype=np.int64))
-    hand = kv_transfer_time(
-        dep.model,
-        get_dtype(dep.kv_dtype).bytes,
-        dep.chip,
-        senders=pf.parallel.sequence_kv_chips(pf.model),
-        receivers=dep.parallel.sequence_kv_chips(dep.model),
-        fleet=pf.chips + dep.chips,
-        comm=dep.comm,
-        tokens=lens.astype(np.float64),
-    )
-    times = dict(zip(lens.tolist(), hand.tolist(), strict=True))
-
-    def transfer(tokens: int) -> float:
-        return float(times[tokens])  # the prefill pool runs each request's own input, unpreempted
-
-    pkey = instance_key(pf)
-    pre = scheduler.Pool(
-        once(
-            ("prefill table", *pkey),
-            lambda: StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
-        ),
-        once(("kv", *pkey, longest_prompt + 1), lambda: kv_capacity(pf, longest_prompt + 1)),
-        max_seqs,
-        budget,
-        pf.replicas,
-        "prefill",
-        transfer,
-    )
-    return [pre, scheduler.Pool(tab, cap, max_seqs, budget, dep.replicas, "decode")]
-
-
+# size: the public call's settings (the CLI's flags, the web's fields), each by keyword
 def simulate(
     dep: Deployment,
     work: Workload,
@@ -253,45 +161,11 @@ def simulate(
     from one deployment). `cache`: a dict the caller keeps between runs of the same instances
     (any replica count), so that their step tables are built once (`plan` does). `deadline`:
     a `time.perf_counter()` value past which the run stops (TimeLimitError)."""
-    if router not in ROUTERS:
-        raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
-    for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(f"{name} must be a positive integer, got {v!r}", field=name)
-    if max_batched_tokens < max_seqs:
-        raise InputError(
-            f"max_batched_tokens ({max_batched_tokens}) must be at least max_seqs ({max_seqs}):"
-            " every sequence in flight decodes a token each step",
-            field="max_batched_tokens",
-        )
-    for name, s in (("slo_ttft", slo_ttft_s), ("slo_tpot", slo_tpot_s)):
-        if s is not None and not (np.isfinite(s) and s > 0):
-            raise InputError(f"{name} must be a positive time, got {s!r}", field=name)
+    _check_server(router, max_seqs, max_batched_tokens, slo_ttft_s, slo_tpot_s)
     inp, out = work.input_len.tolist(), work.output_len.tolist()
-    longest = max(i + o for i, o in zip(inp, out, strict=True))
-    window = dep.model.max_context
-    if window is not None and longest > window:
-        raise InputError(
-            f"a request of {longest} tokens (input + output) exceeds the model's context of "
-            f"{window}: shorter lengths, or a workload made with max_context={window}",
-            field="input_len",
-        )
-    pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
-    res = scheduler.run(pools, work, inp, out, router, timeline_points, deadline=deadline)
-    ttft, tpot, e2e = res["ttft"], res["tpot"], res["e2e"]
-    span = res["span"]
-    n = work.requests
-    summary: dict[str, Any] = {
-        "requests": n,
-        "output_tokens_per_s": float(sum(out)) / span,
-        "request_throughput_rps": n / span,
-    }
-    ok = np.ones(n, dtype=bool)
-    if slo_ttft_s is not None:
-        ok &= ttft <= slo_ttft_s
-    if slo_tpot_s is not None:
-        ok &= np.where(np.isnan(tpot), True, tpot <= slo_tpot_s)
-    summary["goodput_rps"] = float(ok.sum()) / span
+    longest = _longest(dep, inp, out)
+    pools = build_pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
+    res = run(pools, work, inp, out, router, timeline_points, deadline=deadline)
     cap_rps = (
         capacity_rps(
             dep,
@@ -305,34 +179,36 @@ def simulate(
         if with_capacity
         else None
     )
-    summary["capacity_rps"] = cap_rps
-    offered = None if work.closed_loop else rate if rate is not None else _offered(work)
+    offered = None if work.closed_loop else rate if rate is not None else offered_rps(work)
     # unknown (None) for an open loop when the capacity was not measured (with_capacity=False)
     stable = True if offered is None else None if cap_rps is None else offered < cap_rps
-    summary["stable"] = stable
-    summary["offered_rps"] = offered
-    summary["disaggregated"] = prefill_pool is not None
-    summary["prefill_instances"] = prefill_pool.replicas if prefill_pool is not None else 0
-    summary["decode_instances"] = dep.replicas
-    has_tpot = tpot[~np.isnan(tpot)]
-    for key in LATENCY_KEYS:
-        metric, stat = key.split("_")[0], key.split("_")[1]
-        vals = {"ttft": ttft, "tpot": has_tpot, "e2e": e2e}[metric]
-        if stable is False or vals.size == 0:
-            summary[key] = None
-        elif stat == "mean":
-            summary[key] = float(np.mean(vals))
-        else:
-            summary[key] = float(np.percentile(vals, float(stat[1:])))
-    stats = {
-        "span_s": span,
-        "steps": float(res["steps"]),
-        "preemptions": float(res["preempted"]),
-        "kv_tokens_per_instance": float(pools[-1].kv_cap),
-        "little_l": res["occupancy"] / span,
-        "little_lambda_w": float(np.sum(e2e)) / span,
+    summary: dict[str, Any] = {
+        "requests": work.requests,
+        "output_tokens_per_s": float(sum(out)) / res.span,
+        "request_throughput_rps": work.requests / res.span,
+        "goodput_rps": goodput_rps(res, slo_ttft_s, slo_tpot_s),
+        "capacity_rps": cap_rps,
+        "stable": stable,
+        "offered_rps": offered,
+        "disaggregated": prefill_pool is not None,
+        "prefill_instances": prefill_pool.replicas if prefill_pool is not None else 0,
+        "decode_instances": dep.replicas,
+        **latency_summary(res, stable),
     }
-    return SimResult(summary, ttft, tpot, e2e, res["timeline"], stats)
+    return SimResult(summary, res.ttft, res.tpot, res.e2e, res.timeline, _stats(res, pools))
+
+
+def _stats(res: RunResult, pools: list[Pool]) -> dict[str, float]:
+    """What the run counted, for checks: its span and steps, preemptions, the KV tokens of a
+    (decode) instance, and Little's law's two sides (L from the queues, λW from the times)."""
+    return {
+        "span_s": res.span,
+        "steps": float(res.steps),
+        "preemptions": float(res.preempted),
+        "kv_tokens_per_instance": float(pools[-1].kv_cap),
+        "little_l": res.occupancy / res.span,
+        "little_lambda_w": float(np.sum(res.e2e)) / res.span,
+    }
 
 
 def _stagger(work: Workload, table: StepTable, replicas: int, max_seqs: int) -> float:
@@ -354,14 +230,23 @@ def _stagger(work: Workload, table: StepTable, replicas: int, max_seqs: int) -> 
     return latency / clients
 
 
-def _offered(work: Workload) -> float | None:
-    """The open loop's offered rate: requests over the span of their arrivals."""
-    if work.closed_loop or work.arrival_s is None or work.requests < 100:
-        return None  # a few requests are a finite burst, not a rate to sustain
-    gap = float(work.arrival_s[-1] - work.arrival_s[0])
-    return (work.requests - 1) / gap if gap > 0 else None  # one burst: no rate to sustain
+def capacity_clients(max_seqs: int, replicas: int, disaggregated: bool = False) -> int:
+    """The capacity run's clients: one per sequence slot of the (decode) instances, and,
+    disaggregated, a quarter more, so that the slots stay full while some requests are in
+    their prompts or in transit."""
+    clients = max_seqs * replicas
+    return clients + (-(-clients // 4) if disaggregated else 0)
 
 
+def capacity_requests(
+    max_seqs: int, replicas: int, disaggregated: bool = False, per_client: int = 20
+) -> int:
+    """The requests the capacity run serves: `per_client` per client, at least 4,000 (the
+    work it costs, which the web bounds before it asks)."""
+    return max(4000, per_client * capacity_clients(max_seqs, replicas, disaggregated))
+
+
+# size: the public call's settings, each by keyword, as `simulate` takes them
 def capacity_rps(
     dep: Deployment,
     work: Workload,
@@ -369,21 +254,19 @@ def capacity_rps(
     max_seqs: int = 256,
     max_batched_tokens: int = 8192,
     prefill_pool: Deployment | None = None,
-    pools: list[scheduler.Pool] | None = None,
+    pools: list[Pool] | None = None,
     cache: dict[Any, Any] | None = None,
     per_client: int = 20,
     deadline: float | None = None,
 ) -> float:
     """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
-    lengths: a closed loop keeping every sequence slot full, its completions per second over
-    the middle 60% of them. Disaggregated, a quarter more clients than decode slots, so that
-    the slots stay full while some requests are in their prompts or in transit. `pools`:
-    the run's own, reused; `cache` as `simulate`'s; `per_client`: requests per client served
-    (at least 4,000 in all); `deadline` as `simulate`'s."""
-    clients = max_seqs * dep.replicas
-    if prefill_pool is not None:
-        clients += -(-clients // 4)
-    n = max(4000, per_client * clients)
+    lengths: a closed loop keeping every sequence slot full (`capacity_clients`), its
+    completions per second over the middle 60% of them. `pools`: the run's own, reused;
+    `cache` as `simulate`'s; `per_client`: requests per client served (at least 4,000 in
+    all, `capacity_requests`); `deadline` as `simulate`'s."""
+    disaggregated = prefill_pool is not None
+    clients = capacity_clients(max_seqs, dep.replicas, disaggregated)
+    n = capacity_requests(max_seqs, dep.replicas, disaggregated, per_client)
     idx = np.arange(n) % work.requests
     loop = Workload(
         input_len=work.input_len[idx],
@@ -395,12 +278,10 @@ def capacity_rps(
     inp, out = loop.input_len.tolist(), loop.output_len.tolist()
     longest = max(i + o for i, o in zip(inp, out, strict=True))
     if pools is None:
-        pools = _pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
+        pools = build_pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
     stagger = _stagger(loop, pools[-1].table, dep.replicas, max_seqs)
-    res = scheduler.run(pools, loop, inp, out, "least-loaded", 0, stagger, deadline)
-    done = np.sort(res["finish"])
-    a, b = done[int(0.2 * n)], done[int(0.8 * n)]
-    return float((int(0.8 * n) - int(0.2 * n)) / (b - a)) if b > a else float("inf")
+    res = run(pools, loop, inp, out, "least-loaded", 0, stagger, deadline)
+    return sustained_rps(res.finish)
 
 
 LOAD_FRACTIONS = (0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 0.95)

@@ -201,6 +201,7 @@ def lengths(
     return drawn
 
 
+# size: the traffic's settings, each by keyword, as the CLI's flags and the web's fields name them
 def make_workload(
     *,
     requests: int,

@@ -56,6 +56,8 @@ def _curve_requests(req: SimulateRequest, dep: Deployment, pf: Deployment | None
     """How many requests each point of the latency-against-load curve serves; a 400 when the
     whole request could run more than SIM_STEPS engine steps (see above). Only a bound on the
     work one request may ask for: every figure comes from the simulator."""
+    from llm_roofline.sim.simulate import capacity_requests
+
     disaggregated = pf is not None
     instances = dep.replicas + (pf.replicas if pf is not None else 0)
     if instances > SIM_INSTANCES:  # the simulator's events look at every instance
@@ -69,9 +71,7 @@ def _curve_requests(req: SimulateRequest, dep: Deployment, pf: Deployment | None
     per_point = max(lo, min(hi, LOAD_STEPS // alone))
     fit = int(dep.max_batch(req.input_len + req.output_len)) // dep.replicas
     slots = max(1, min(req.max_seqs, fit)) * dep.replicas  # decoding at once, all instances
-    clients = req.max_seqs * dep.replicas  # the capacity run's, as simulate.capacity_rps's
-    clients += -(-clients // 4) if disaggregated else 0
-    capacity_run = max(4000, 20 * clients)  # requests
+    capacity_run = capacity_requests(req.max_seqs, dep.replicas, disaggregated)  # as simulate's
     route = 4 + instances // 2  # routing a request costs some steps, more with more instances
     own = req.requests * (alone + route)
     curve = len(LOAD_FRACTIONS) * per_point * (alone + route)

@@ -1,0 +1,139 @@
+"""What a run measured: per-request times from the requests' records (`RunResult`), the
+watched instance's timeline, and the figures drawn from them: latency percentiles, goodput
+within targets, the offered rate and the sustained rate (a capacity run's completions over
+the middle 60% of them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from llm_roofline.sim.entities import Requests
+from llm_roofline.sim.workload import Workload
+
+__all__ = [
+    "LATENCY_KEYS",
+    "RunResult",
+    "Timeline",
+    "goodput_rps",
+    "latency_summary",
+    "offered_rps",
+    "run_result",
+    "sustained_rps",
+]
+
+LATENCY_KEYS = (
+    *(f"{m}_{q}_s" for m in ("ttft", "tpot") for q in ("p50", "p90", "p99")),
+    *("ttft_mean_s", "tpot_mean_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "e2e_mean_s"),
+)
+
+
+class Timeline:
+    """One instance, one point per step: its end time, the requests waiting (as the step
+    began: those arriving during the step are routed after it), those running and the share
+    of KV memory in use. The event loop appends to its lists."""
+
+    __slots__ = ("kv", "q", "run", "t")
+
+    def __init__(self) -> None:
+        self.t: list[float] = []
+        self.q: list[int] = []
+        self.run: list[int] = []
+        self.kv: list[float] = []
+
+    def sampled(self, points: int) -> dict[str, np.ndarray]:
+        """Every (steps // points)-th point (all of them when fewer); empty when none."""
+        if not self.t:
+            return {}
+        step = max(1, len(self.t) // max(points, 1))
+        return {
+            "t_s": np.asarray(self.t[::step]),
+            "waiting": np.asarray(self.q[::step]),
+            "running": np.asarray(self.run[::step]),
+            "kv_share": np.asarray(self.kv[::step]),
+        }
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Per-request times (s: to the first token, per output token after it, end to end, and
+    the finish), the span from the first arrival to the last finish, and what the loop
+    counted: steps, preemptions, ∫ requests in the system dt (Little's L × span)."""
+
+    ttft: np.ndarray
+    tpot: np.ndarray
+    e2e: np.ndarray
+    finish: np.ndarray
+    span: float
+    steps: int
+    preempted: int
+    occupancy: float
+    timeline: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+# size: the loop's counters, each a field of the result, passed on by name
+def run_result(
+    reqs: Requests,
+    *,
+    steps: int,
+    preempted: int,
+    occupancy: float,
+    timeline: dict[str, np.ndarray],
+) -> RunResult:
+    """The per-request times from the records of a finished run."""
+    a = np.asarray(reqs.arrival)
+    f = np.asarray(reqs.first)
+    z = np.asarray(reqs.finish)
+    o = np.asarray(reqs.out, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpot = np.where(o > 1, (z - f) / (o - 1), np.nan)
+    span = float(np.max(z) - np.min(a))  # > 0: every request takes at least one step
+    return RunResult(f - a, tpot, z - a, z, span, steps, preempted, occupancy, timeline)
+
+
+def goodput_rps(res: RunResult, slo_ttft_s: float | None, slo_tpot_s: float | None) -> float:
+    """Requests per second within both targets (a request of one output token has no TPOT
+    and meets any TPOT target)."""
+    ok = np.ones(res.ttft.size, dtype=bool)
+    if slo_ttft_s is not None:
+        ok &= res.ttft <= slo_ttft_s
+    if slo_tpot_s is not None:
+        ok &= np.where(np.isnan(res.tpot), True, res.tpot <= slo_tpot_s)
+    return float(ok.sum()) / res.span
+
+
+def latency_summary(res: RunResult, stable: bool | None) -> dict[str, Any]:
+    """`LATENCY_KEYS`: percentiles and means of TTFT, TPOT (requests that have one) and
+    end-to-end latency; None when the run was unstable or has no value to summarise."""
+    tpot = res.tpot[~np.isnan(res.tpot)]
+    vals_of = {"ttft": res.ttft, "tpot": tpot, "e2e": res.e2e}
+    summary: dict[str, Any] = {}
+    for key in LATENCY_KEYS:
+        metric, stat = key.split("_")[0], key.split("_")[1]
+        vals = vals_of[metric]
+        if stable is False or vals.size == 0:
+            summary[key] = None
+        elif stat == "mean":
+            summary[key] = float(np.mean(vals))
+        else:
+            summary[key] = float(np.percentile(vals, float(stat[1:])))
+    return summary
+
+
+def offered_rps(work: Workload) -> float | None:
+    """The open loop's offered rate: requests over the span of their arrivals."""
+    if work.closed_loop or work.arrival_s is None or work.requests < 100:
+        return None  # a few requests are a finite burst, not a rate to sustain
+    gap = float(work.arrival_s[-1] - work.arrival_s[0])
+    return (work.requests - 1) / gap if gap > 0 else None  # one burst: no rate to sustain
+
+
+def sustained_rps(finish: np.ndarray) -> float:
+    """Completions per second over the middle 60% of them (a saturating run's rate, its
+    start and its drain left out)."""
+    n = finish.size
+    done = np.sort(finish)
+    a, b = done[int(0.2 * n)], done[int(0.8 * n)]
+    return float((int(0.8 * n) - int(0.2 * n)) / (b - a)) if b > a else float("inf")

@@ -1,0 +1,167 @@
+"""From deployments to the simulator's pools (`entities.Pool`): one instance's KV capacity and
+step times, the disaggregated pools (`P:D`) and the KV hand-off between them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from llm_roofline._core.dtypes import get_dtype
+from llm_roofline._core.errors import InputError
+from llm_roofline.deploy.fit_advice import fit_message, no_fit_reason
+from llm_roofline.engine.collectives import kv_transfer_time
+from llm_roofline.sim.entities import Pool
+from llm_roofline.sim.step_predictor import StepTable
+
+if TYPE_CHECKING:
+    from llm_roofline.deploy.deployment import Deployment
+
+__all__ = ["build_pools", "disagg_pools", "kv_capacity", "parse_disagg"]
+
+T = TypeVar("T")
+
+
+def kv_capacity(dep: Deployment, longest: int) -> int:
+    """KV tokens one instance holds: what memory.max_batch leaves beside weights and
+    activations, counted in sequences of the longest request and of shorter ones (up to 8,192
+    tokens: a whole number of long sequences would waste the remainder), the most of those;
+    refused when the longest request does not fit alone."""
+    per = int(dep.max_batch(longest)) // dep.replicas
+    if per < 1:
+        line = fit_message(dep.instance_deployment(), longest, 1)
+        raise InputError(
+            f"a request of {longest} tokens does not fit one instance: "
+            + no_fit_reason(line, longest, per),
+            field="input_len",
+        )
+    short = min(longest, 8192)
+    return max(per * longest, int(dep.max_batch(short)) // dep.replicas * short)
+
+
+def parse_disagg(text: str) -> tuple[int, int]:
+    """`P:D` → (P prefill instances, D decode instances), each a positive integer."""
+    parts = str(text).split(":")
+    try:
+        p, d = (int(x) for x in parts)
+    except ValueError:
+        p = d = 0
+    if len(parts) != 2 or p < 1 or d < 1:
+        raise InputError(
+            f"disagg must be P:D, prefill and decode instance counts (e.g. 1:3), got {text!r}",
+            field="disagg",
+        )
+    return p, d
+
+
+def disagg_pools(dep: Deployment, prefill: int, decode: int) -> tuple[Deployment, Deployment]:
+    """`prefill` and `decode` instances, each one instance of `dep` (its chips over its
+    replicas, its split): the prefill pool's deployment and the decode pool's."""
+    for name, v in (("prefill", prefill), ("decode", decode)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise InputError(f"{name} instances must be a positive integer, got {v!r}", "disagg")
+    one = dep.instance_chips
+    return (
+        replace(dep, chips=one * prefill, replicas=prefill),
+        replace(dep, chips=one * decode, replicas=decode),
+    )
+
+
+class _Cache:
+    """Each instance's KV capacity and step table, kept in the caller's dict (when given)
+    between runs, by what they depend on."""
+
+    def __init__(self, store: dict[Any, Any] | None, max_seqs: int, budget: int) -> None:
+        self.store = store
+        self.max_seqs = max_seqs
+        self.budget = budget
+
+    def key(self, d: Deployment) -> tuple[Any, ...]:
+        """What one instance's capacity and step times depend on (any replica count)."""
+        return (
+            *(id(d.spec), id(d.chip), d.instance_chips, d.tp, d.pp, d.ep, d.pad_heads),
+            *(d.weight_dtype, d.kv_dtype, d.overlap, d.engine, d.comm),
+            *(self.max_seqs, self.budget),
+        )
+
+    def once(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        if self.store is None:
+            return make()
+        if key not in self.store:
+            self.store[key] = make()
+        value: T = self.store[key]
+        return value
+
+
+# size: the deployments, the traffic's lengths and the server settings a pool is built from
+def build_pools(
+    dep: Deployment,
+    prefill_pool: Deployment | None,
+    inp: list[int],
+    longest: int,
+    max_seqs: int,
+    budget: int,
+    cache: dict[Any, Any] | None = None,
+) -> list[Pool]:
+    """The simulator's pools: `dep`'s instances serving whole requests, or, with a prefill
+    pool, its instances running prompts and `dep`'s decoding them. `cache`: a dict kept
+    between runs, holding each instance's KV capacity and step table by what they depend on."""
+    store = _Cache(cache, max_seqs, budget)
+    key = store.key(dep)
+    cap = store.once(("kv", *key, longest), lambda: kv_capacity(dep, longest))
+    tab = store.once(
+        ("table", *key, longest),
+        lambda: StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(budget, 2)),
+    )
+    if prefill_pool is None:
+        return [Pool(tab, cap, max_seqs, budget, dep.replicas)]
+    pf = prefill_pool
+    transfer = _hand_off(pf, dep, inp)  # refuses pools of different chips, models, KV types
+    pkey = store.key(pf)
+    longest_prompt = max(inp)
+    pre = Pool(
+        store.once(
+            ("prefill table", *pkey),
+            lambda: StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
+        ),
+        store.once(("kv", *pkey, longest_prompt + 1), lambda: kv_capacity(pf, longest_prompt + 1)),
+        max_seqs,
+        budget,
+        pf.replicas,
+        "prefill",
+        transfer,
+    )
+    return [pre, Pool(tab, cap, max_seqs, budget, dep.replicas, "decode")]
+
+
+def _hand_off(pf: Deployment, dep: Deployment, inp: list[int]) -> Callable[[int], float]:
+    """The time a prompt's KV takes from a prefill instance of `pf` to a decode instance of
+    `dep`, by its tokens (each request's own input: the prefill pool never preempts)."""
+    for what, a, b in (
+        ("hardware", pf.chip.id, dep.chip.id),
+        ("model", pf.spec.name, dep.spec.name),
+        ("kv_dtype", pf.kv_dtype, dep.kv_dtype),
+    ):
+        if a != b:
+            raise InputError(
+                f"the prefill and decode pools must share the {what} ({a} vs {b})", field=what
+            )
+    lens = np.unique(np.asarray(inp, dtype=np.int64))
+    hand = kv_transfer_time(
+        dep.model,
+        get_dtype(dep.kv_dtype).bytes,
+        dep.chip,
+        senders=pf.parallel.sequence_kv_chips(pf.model),
+        receivers=dep.parallel.sequence_kv_chips(dep.model),
+        fleet=pf.chips + dep.chips,
+        comm=dep.comm,
+        tokens=lens.astype(np.float64),
+    )
+    times = dict(zip(lens.tolist(), hand.tolist(), strict=True))
+
+    def transfer(tokens: int) -> float:
+        return float(times[tokens])
+
+    return transfer
