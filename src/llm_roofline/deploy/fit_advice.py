@@ -32,6 +32,7 @@ import numpy as np
 from llm_roofline._core.dtypes import get_dtype, list_dtypes
 from llm_roofline._core.errors import LlmRooflineError
 from llm_roofline._core.units import GB, GiB
+from llm_roofline.engine.memory import held_bytes
 from llm_roofline.engine.roofline import positive_array
 from llm_roofline.serving.modes import PREFILL_CHUNK
 
@@ -267,8 +268,9 @@ def _fewest_chips(
     count whose memory could hold every byte (the weights once, every sequence's KV cache: no
     split holds them on fewer chips) and stops at twice that (or 16 more)."""
     spec, chip = dep.model, dep.chip
-    whole = spec.params_stored * get_dtype(dep.weight_dtype).bytes
-    whole += batch * float(spec.kv_elements_stored(context_len)) * get_dtype(dep.kv_dtype).bytes
+    w_bytes, kv_bytes = get_dtype(dep.weight_dtype).bytes, get_dtype(dep.kv_dtype).bytes
+    weights, kv = held_bytes(spec, w_bytes, kv_bytes, context_len, seqs=batch)  # on one chip
+    whole = weights + float(kv)
     start = max(dep.chips, math.ceil(whole / chip.memory_bytes))
     if start > MAX_CHIPS:  # its bytes alone need more chips than the search goes to
         return None, "", MAX_CHIPS, 0

@@ -11,6 +11,7 @@ import numpy as np
 from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.units import sig
 from llm_roofline.deploy.curves import batch_axis
+from llm_roofline.deploy.report_table import split_latency_floor
 from llm_roofline.engine.roofline import StepTime, balanced_context
 from llm_roofline.plots.canvas import MS, count_labels, new_figure, set_title
 from llm_roofline.plots.figure_spec import PlotSpec
@@ -75,7 +76,7 @@ def fig_step_vs_batch(p: PlotSpec) -> Figure:
     ideal = f"step time, ideal ({p.overlap} overlap)"
     ax.plot(B, s.t_step * MS, label=ideal, color="black", lw=3.5, alpha=0.6)
     _engine_step(ax, p, B, p.dep.time(s))
-    floor = float(p.dep.decode(1, 1).t_weights.flat[0])
+    floor = split_latency_floor(p.dep)
     ax.axhline(
         floor * MS,
         color="grey",
