@@ -207,13 +207,36 @@ const LR = (() => {
     const r = +x.toPrecision(3);
     return Math.abs(r) >= 1000 ? fmtNum(r) : String(r);
   }
+  // a figure as the command line writes it (cli/_format.py fmt_num): `digits` significant
+  // digits, never in exponent form, at most four decimals (smaller: "<0.0001"), thousands
+  // commas, no trailing zeros; "n/a" when not finite
+  function cliNum(v, digits = 3) {
+    if (!Number.isFinite(v)) return "n/a";
+    if (v === 0) return "0";
+    let decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(v))));
+    if (decimals > 4) {
+      if (Math.abs(v) < 0.5e-4) return v > 0 ? "<0.0001" : "-<0.0001";
+      decimals = 4;
+    }
+    const text = v.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+  }
+  // a duration in the unit a person reads it in, the command line's ladder (cli/_format.py
+  // time_unit): ns, µs, ms, s below a minute, min below an hour, h below two days, d below a
+  // year, then y; tests/web/test_formats.py holds the two to the same text
+  const DAY = 86400;
+  const TIME_UNITS = [[365 * DAY, 365 * DAY, "y"], [2 * DAY, DAY, "d"], [3600, 3600, "h"], [60, 60, "min"], [1, 1, "s"], [1e-3, 1e-3, "ms"], [1e-6, 1e-6, "µs"]];
+  function timeUnit(s) {
+    const a = Math.abs(s);
+    if (!Number.isFinite(a) || a === 0) return [1, "s"];
+    for (const [from, scale, name] of TIME_UNITS) if (a >= from) return [scale, name];
+    return [1e-9, "ns"];
+  }
   function fmtTime(s) {
     if (s === null || s === undefined) return "–";
-    if (s >= 3600) return sig(s / 3600) + " h";
-    if (s >= 60) return sig(s / 60) + " min";
-    if (s >= 1) return sig(s) + " s";
-    if (s >= 1e-3) return sig(s * 1e3) + " ms";
-    return sig(s * 1e6) + " µs";
+    if (!Number.isFinite(s)) return "n/a";
+    const [scale, unit] = timeUnit(s);
+    return `${cliNum(s / scale)} ${unit}`;
   }
   // money keeps its trailing zeros ($1.10); from $100 whole dollars ($1,234, never $1.23e+3)
   const fmtUsd = (x) => (x === null || x === undefined ? "–" : "$" + (x >= 100 ? fmtNum(x) : x.toPrecision(3)));
@@ -517,6 +540,6 @@ const LR = (() => {
     deployment: () => null, onDeployment, fireDeployment, onNoDeployment, fireNoDeployment, on, emit,
     lastReport: null, catalog: null,
     hold, busy, initialRelease,
-    esc, count, decimal, numberIn, badNumber, setControl, pageText, DEFS, fmtTime, fmtNum, fmtUsd, fmtPct, fmtShort, fmtWords, sig, PALETTE, plot, logTicks,
+    esc, count, decimal, numberIn, badNumber, setControl, pageText, DEFS, fmtTime, timeUnit, cliNum, fmtNum, fmtUsd, fmtPct, fmtShort, fmtWords, sig, PALETTE, plot, logTicks,
   };
 })();

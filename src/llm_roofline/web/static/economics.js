@@ -34,15 +34,7 @@
     return String(+x.toPrecision(3));
   }
   const usd = (x) => (x === null || x === undefined ? "–" : "$" + fmt(x));
-  function secs(s) {
-    if (s === null || s === undefined) return "–";
-    if (s >= 86400) return fmt(s / 86400) + " d";
-    if (s >= 3600) return fmt(s / 3600) + " h";
-    if (s >= 60) return fmt(s / 60) + " min";
-    if (s >= 1) return fmt(s) + " s";
-    if (s >= 1e-3) return fmt(s * 1e3) + " ms";
-    return fmt(s * 1e6) + " µs";
-  }
+  const secs = LR.fmtTime; // the command line's ladder, ns to years (`cache-tiers` prints the same)
   const gb = (b) => fmt(b / 1e9) + " GB";
   const tokens = (n) => (n === null || n === undefined ? "–" : n.toLocaleString("en-US", { maximumFractionDigits: 0 }));
   // a figure of the API's answer: its exact value rides along for the tests (data-value)
