@@ -133,6 +133,25 @@ class CommPlan:
     hop: tuple[float, float] | None  # pipeline hop: (bw, α)
 
 
+def _tensor_torus(
+    spec: ModelSpec, chip: Chip, par: Parallelism, comm: CommModel, weight_bytes: float, n_ar: int
+) -> _Torus:
+    """A TPU's tensor split on its torus (ESTI's layouts): the widths each layer reduces, the
+    weights a layer holds, and the cheapest layout's plan."""
+    D = spec.d_model
+    bw, alpha = link(chip, par.tp, comm)
+    widest = max(g.ffn.d_ff for g in spec.groups)
+    if comm.allreduces_per_layer is None and not spec.parallel_block:
+        a = spec.attention
+        widths: tuple[int, ...] = (a.n_heads * a.v_head_dim, widest)
+    else:
+        widths = (widest,) * n_ar
+    layer_w = (spec.params_text - spec.params_routed) / spec.n_layers * weight_bytes
+    lat, one_d, width, gathered = _torus_plan(comm.layout, D, widths, par.tp, layer_w, bw, alpha)
+    layers = spec.n_layers / par.pp
+    return _Torus(comm.layout, layers, lat, one_d, width, gathered, D, bw)
+
+
 def comm_plan(
     spec: ModelSpec, chip: Chip, par: Parallelism, comm: CommModel, weight_bytes: float
 ) -> CommPlan:
@@ -145,19 +164,7 @@ def comm_plan(
     torus = tp_ar = None
     groups: list[tuple[float, int, AllReduce | None, float]] = []
     if par.tp > 1 and chip.kind == "tpu":
-        bw, alpha = link(chip, par.tp, comm)
-        widest = max(g.ffn.d_ff for g in spec.groups)
-        if comm.allreduces_per_layer is None and not spec.parallel_block:
-            a = spec.attention
-            widths: tuple[int, ...] = (a.n_heads * a.v_head_dim, widest)
-        else:
-            widths = (widest,) * n_ar
-        layer_w = (spec.params_text - spec.params_routed) / spec.n_layers * weight_bytes
-        lat, one_d, width, gathered = _torus_plan(
-            comm.layout, D, widths, par.tp, layer_w, bw, alpha
-        )
-        layers = spec.n_layers / par.pp
-        torus = _Torus(comm.layout, layers, lat, one_d, width, gathered, D, bw)
+        torus = _tensor_torus(spec, chip, par, comm, weight_bytes, n_ar)
     elif par.tp > 1 or par.expert_tp > par.tp:
         latency = comm.allreduce_latency_s
         if par.tp > 1:

@@ -21,6 +21,8 @@ from llm_roofline.hardware.chip import System
 __all__ = ["run_pass", "schedule"]
 
 
+# size: the hot path of every engine call (a scalar decode step is ~8 µs, docs/performance.md):
+# a pass's sizes and flags travel as keywords, not as an object built for each call
 def run_pass(
     xp: Backend,
     p: Plan,
@@ -96,6 +98,8 @@ def _kv_group(p: Plan) -> float:
     return max(1.0, a.n_heads * p.kv_shards / (max(a.n_kv_heads, 1) * p.par.tp))
 
 
+# size: on the hot path, as run_pass: the terms, the split's counts and the modes as arguments;
+# the choice between one and two micro-batches reads best as one function
 def schedule(
     xp: Backend,
     one: Terms,

@@ -24,7 +24,7 @@ below evaluate the terms for a `Load`, on Python floats or arrays (`backend.py`)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from llm_roofline._core.backend import Backend, Num
 from llm_roofline._core.errors import InputError
@@ -42,7 +42,7 @@ from llm_roofline.model.kv_cache import KVCache, kv_cache_plan, kv_per_sequence,
 from llm_roofline.model.spec import ModelSpec
 from llm_roofline.model.weights_read import WeightsRead, weights_read, weights_read_plan
 
-__all__ = ["TERMS", "Load", "Plan", "Terms", "make_plan", "pass_terms"]
+__all__ = ["TERMS", "Load", "Plan", "Resolved", "Terms", "make_plan", "pass_terms"]
 
 Terms = dict[str, Any]  # term name -> a float or an array
 TERMS = (
@@ -96,34 +96,46 @@ class Plan:
     keep: tuple[object, ...] = ()  # the caller's objects a cache key names by id, kept alive
 
 
+class Resolved(NamedTuple):
+    """What a pass's plan starts from, resolved from ids once: the model, the system, bytes per
+    weight and per KV element, and the system's FLOP/s for the weight matmuls and for attention
+    (each in its compute type)."""
+
+    spec: ModelSpec
+    system: System
+    w_bytes: float
+    kv_bytes: float
+    flops: float
+    flops_attn: float
+
+
+def _per_chip(
+    r: Resolved, par: Parallelism | None, comm: CommModel | None
+) -> tuple[Parallelism, float, float, float, CommModel | None]:
+    """The split (one even "chip" without one), the FLOP/s and bandwidth of the chip a term is
+    timed on, and the collectives' model (None without a split: no communication)."""
+    if par is None:
+        return Parallelism(1, 1), r.flops, r.flops_attn, r.system.memory_bw, None
+    n = r.system.n_chips
+    if par.chips != n:
+        raise InputError(
+            f"the parallel split is for {par.chips} chips, the system has {n}", field="chips"
+        )
+    return par, r.flops / n, r.flops_attn / n, r.system.chip.memory_bw, comm or CommModel()
+
+
 def make_plan(
-    spec: ModelSpec,
-    system: System,
+    r: Resolved,
     par: Parallelism | None,
     comm: CommModel | None,
     mode: Overlap,
-    w_bytes: float,
-    kv_bytes: float,
-    flops_total: float,
-    flops_attn_total: float,
     keep: tuple[object, ...] = (),
 ) -> Plan:
     """The `Plan` of a pass; InputError when the split is for another chip count, or a
     collective needs a link the chip lacks. `par` must be checked (`Parallelism.check`)."""
     split = par is not None
-    if par is None:
-        par = Parallelism(1, 1)
-        flops, flops_attn, bw = flops_total, flops_attn_total, system.memory_bw
-        costed: CommModel | None = None
-    else:
-        if par.chips != system.n_chips:
-            raise InputError(
-                f"the parallel split is for {par.chips} chips, the system has {system.n_chips}",
-                field="chips",
-            )
-        n = system.n_chips
-        flops, flops_attn, bw = flops_total / n, flops_attn_total / n, system.chip.memory_bw
-        costed = comm or CommModel()
+    spec, system, w_bytes, kv_bytes = r.spec, r.system, r.w_bytes, r.kv_bytes
+    par, flops, flops_attn, bw, costed = _per_chip(r, par, comm)
     D = spec.d_model
     routed = sum(
         g.count * g.ffn.top_k * g.ffn.expert_params(D) for g in spec.groups if g.ffn.is_moe
@@ -174,6 +186,7 @@ class Load:
 
     __slots__ = ("S", "S0", "T", "all_logits", "nd", "nd_g", "npf", "npf_g", "per_seq")
 
+    # size: built for every pass on the hot path: its nine loads as plain arguments (__slots__)
     def __init__(
         self,
         nd: Num,

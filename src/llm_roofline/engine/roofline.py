@@ -46,7 +46,7 @@ from llm_roofline.engine.balance import (
 from llm_roofline.engine.microbatch import run_pass
 from llm_roofline.engine.options import PassOptions, check_options
 from llm_roofline.engine.parallel import CommModel, Parallelism
-from llm_roofline.engine.pass_terms import Plan, make_plan, per_sequence
+from llm_roofline.engine.pass_terms import Plan, Resolved, make_plan, per_sequence
 from llm_roofline.engine.step_time import (
     BOUND_NAMES,
     MAX_SIZE,
@@ -125,7 +125,7 @@ def _resolve(
     weight_dtype: str,
     kv_dtype: str,
     compute_dtype: str | None,
-) -> tuple[ModelSpec, System, float, float, float, float]:
+) -> Resolved:
     """The model, the system, bytes per weight and per KV element, and the system's FLOP/s
     for the weight matmuls and for attention (each in its compute type)."""
     spec = get_model(model)
@@ -135,12 +135,12 @@ def _resolve(
     chip = system.chip
     cdt = compute_dtype or chip.compute_dtype_for(get_dtype(weight_dtype).name)
     attn_dt = compute_dtype or chip.compute_dtype_for(kv.name)
-    return spec, system, w_bytes, kv.bytes, system.flops(cdt), system.flops(attn_dt)
+    return Resolved(spec, system, w_bytes, kv.bytes, system.flops(cdt), system.flops(attn_dt))
 
 
 def _plan(
     key: tuple[object, ...],
-    resolved: tuple[ModelSpec, System, float, float, float, float],
+    resolved: Resolved,
     overlap: str,
     parallel: Parallelism | None,
     comm: CommModel | None,
@@ -148,10 +148,9 @@ def _plan(
 ) -> Plan:
     """Check the overlap mode and the split (after the per-point inputs, as ever), build the
     plan and cache it under `key`."""
-    spec, system, w_bytes, kv_bytes, flops, flops_attn = resolved
     mode = check_overlap(overlap)
-    par = None if parallel is None else parallel.check(spec)
-    plan = make_plan(spec, system, par, comm, mode, w_bytes, kv_bytes, flops, flops_attn, keep)
+    par = None if parallel is None else parallel.check(resolved.spec)
+    plan = make_plan(resolved, par, comm, mode, keep)
     if _cacheable(keep[0]) and _cacheable(keep[1]):
         if len(_PLANS) >= _PLANS_MAX:
             _PLANS.clear()
