@@ -1,1 +1,2 @@
-"""The serving simulator: workload, step-time predictor, scheduler, event loop and metrics."""
+"""The serving simulator: workload, step-time predictor, entities, scheduling policies and
+routers (classes by name), the event loop, metrics."""
