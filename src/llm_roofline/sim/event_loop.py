@@ -36,7 +36,6 @@ class EventLoop:
     """One run: the requests' records, the instances by pool with their policies and routers,
     the arrivals to come and the instances with a step to run."""
 
-    # size: the loop's whole setting, as `run` takes it
     def __init__(
         self,
         pools: list[Pool],
@@ -199,7 +198,6 @@ class EventLoop:
             self.next_new += 1
 
 
-# size: the loop's whole setting: pools, traffic, router, timeline, stagger, deadline
 def run(
     pools: list[Pool],
     work: Workload,

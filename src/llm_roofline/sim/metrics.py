@@ -73,7 +73,6 @@ class RunResult:
     timeline: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-# size: the loop's counters, each a field of the result, passed on by name
 def run_result(
     reqs: Requests,
     *,

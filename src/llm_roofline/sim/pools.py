@@ -95,7 +95,6 @@ class _Cache:
         return value
 
 
-# size: the deployments, the traffic's lengths and the server settings a pool is built from
 def build_pools(
     dep: Deployment,
     prefill_pool: Deployment | None,
