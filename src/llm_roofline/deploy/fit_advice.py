@@ -34,7 +34,7 @@ from llm_roofline._core.errors import LlmRooflineError
 from llm_roofline._core.units import GB, GiB
 from llm_roofline.engine.memory import held_bytes
 from llm_roofline.engine.roofline import positive_array
-from llm_roofline.serving.modes import PREFILL_CHUNK
+from llm_roofline.serving.passes import PREFILL_CHUNK
 
 __all__ = ["KV_CACHE_DTYPES", "FitAdvice", "fit_advice", "fit_message", "no_fit_reason"]
 

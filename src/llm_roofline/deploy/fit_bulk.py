@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from llm_roofline.deploy.fit_advice import FitAdvice, fit_message, largest_batches, memory_at
 from llm_roofline.engine.roofline import positive_array
-from llm_roofline.serving.modes import NO_FIT
+from llm_roofline.serving.passes import NO_FIT
 from llm_roofline.serving.results import ServingColumns, ServingResult
 
 __all__ = ["advised", "bulk_advice"]

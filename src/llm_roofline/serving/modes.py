@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import Unpack
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -49,24 +48,21 @@ from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.backend import ARRAY
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
-from llm_roofline._core.units import GB, GiB, mega
+from llm_roofline._core.units import mega
 from llm_roofline.engine.cost import usd_per_token_from
-from llm_roofline.engine.memory import memory_use
-from llm_roofline.engine.options import PassOptions, check_options, memory_options
+from llm_roofline.engine.options import PassOptions, check_options
 from llm_roofline.engine.roofline import (
     MAX_SIZE,
     StepTime,
     as_system,
-    decode_step,
-    mixed_step,
-    prefill,
 )
 from llm_roofline.engine.step_time import bound_index
 from llm_roofline.hardware.chip import Chip, System
 from llm_roofline.model.checkpoints import get_model
 from llm_roofline.model.spec import ModelSpec
+from llm_roofline.serving.passes import ServingTerms, scenario_passes
 from llm_roofline.serving.results import ServingColumns, ServingResult, Timing, join, replicated
-from llm_roofline.serving.spans import MAX_STEPS_SAMPLED, Spans, size
+from llm_roofline.serving.spans import MAX_STEPS_SAMPLED, size
 from llm_roofline.serving.speculative import (
     SpeculativeResult,
     speculative_decode,
@@ -77,7 +73,6 @@ __all__ = [
     "MODES",
     "ServingColumns",
     "ServingResult",
-    "ServingTerms",
     "SpeculativeResult",
     "Timing",
     "compose",
@@ -91,34 +86,7 @@ __all__ = [
 ]
 
 MODES = ("decode", "static", "continuous")
-PREFILL_CHUNK = 8192  # tokens per prefill pass when sizing activation memory (vLLM's default)
-NO_FIT = "does not fit: "  # how a warning that the scenario overflows memory begins
 POINTS_PER_CALL = 1 << 19  # decode contexts per engine call in `serve_many`: bounds its memory
-
-
-@dataclass(frozen=True)
-class ServingTerms:
-    """The ideal passes of scenarios of one mode, before any engine is applied.
-
-    `step` is the representative decode pass over the points of `spans` (each scenario's mean
-    over its own points: the decode step; the static batch's steps at each context;
-    continuous batching's mixed step); `prefill` each scenario's prefill (decode and static
-    modes); `first` continuous batching's step that carries a whole new prompt (its TTFT)
-    besides the steady load, over the same points. `serving_terms` gives one scenario.
-    """
-
-    mode: str
-    batch: FloatArray
-    input_len: FloatArray
-    output_len: FloatArray
-    system: System
-    step: StepTime
-    prefill: StepTime | None
-    first: StepTime | None
-    spans: Spans
-    memory_per_chip_bytes: FloatArray
-    fits: NDArray[np.bool_]
-    warnings: tuple[tuple[str, ...], ...]
 
 
 def _check(batch: int, input_len: int, output_len: int, mode: str) -> tuple[int, int, int]:
@@ -146,75 +114,6 @@ def valid_rows(
     return np.asarray(ok & (mode in MODES), dtype=bool)
 
 
-def _terms(
-    spec: ModelSpec,
-    system: System,
-    B: FloatArray,
-    I: FloatArray,
-    O: FloatArray,
-    mode: str,
-    kw: PassOptions,
-) -> ServingTerms:
-    """The passes of scenarios of one mode (one element a scenario, each already checked)."""
-    mem_kw = memory_options(kw)
-    pre = first = None
-    if mode == "continuous":
-        # one mixed step for every distinct scenario, each over its own contexts I .. I+O-1
-        # (points shared between scenarios: what depends on the context depends on it alone)
-        keys, inverse = np.unique(np.stack([B, I, O], axis=1), axis=0, return_inverse=True)
-        kb, ki, ko = keys[:, 0], keys[:, 1], keys[:, 2]
-        held_at = Spans.of(np.ones_like(kb), ki, ko)
-        load: dict[str, Any] = {
-            "decode_batch": kb,
-            "decode_contexts": held_at.context,
-            "prefill_len": ki,
-            "context_mean": held_at.mean,
-        }
-        step = mixed_step(spec, system, prefill_seqs=kb / ko, **load, **kw)
-        # the first token: a step that carries a new request's whole prompt (in one dp
-        # group) besides the steady load, never fewer prompts than a steady step carries
-        first = mixed_step(
-            spec, system, prefill_seqs=np.maximum(1.0, kb / ko), whole_prefill=True, **load, **kw
-        )
-        spans = Spans.single(keys[:, 0], keys[:, 1], inverse.ravel())  # row -> its scenario
-        # in flight: B sequences spread over contexts I .. I+O-1 (their mean KV)
-        held = Spans.of(B, I, O)
-        mem = memory_use(spec, system, batch=held.batch, context_len=held.context, **mem_kw)
-        memory = held.mean(mem.total)
-        fits = memory <= mem.capacity
-    else:
-        pre = prefill(spec, system, batch=B, prompt_len=I, **kw)
-        # static: the O − 1 steps after the prefill's token, contexts I+1 .. I+O-1
-        steps = (mode == "static") & (O > 1)
-        spans = Spans.of(B, np.where(steps, I + 1, I), np.where(steps, O - 1, 1))
-        step = decode_step(spec, system, batch=spans.batch, context_len=spans.context, **kw)
-        # memory at the longest context the request reaches (decode prices O − 1 more);
-        # activations: engines prefill in chunks of a few thousand tokens per pass
-        chunk = np.maximum(1.0, np.minimum(I, PREFILL_CHUNK / B))
-        mem = memory_use(spec, system, batch=B, context_len=I + O, tokens_per_seq=chunk, **mem_kw)
-        memory = np.broadcast_to(mem.total, B.shape)
-        fits = np.broadcast_to(mem.fits, B.shape)
-    beyond = (I + O > spec.max_context) if spec.max_context else np.zeros(B.shape, dtype=bool)
-    warnings: list[tuple[str, ...]] = [()] * B.size
-    for r in np.flatnonzero(beyond | ~fits):
-        w = []
-        if beyond[r]:
-            w.append(
-                f"input_len + output_len = {int(I[r] + O[r]):,} is beyond the model's trained "
-                f"maximum context ({spec.max_context:,})"
-            )
-        if not fits[r]:
-            w.append(
-                f"{NO_FIT}{memory[r] / GB:,.1f} GB per chip needed, "
-                f"{system.chip.memory_bytes / GB:,.1f} GB "
-                f"({system.chip.memory_bytes / GiB:,.1f} GiB) per chip available"
-            )
-        warnings[r] = tuple(w)
-    return ServingTerms(
-        mode, B, I, O, system, step, pre, first, spans, memory, fits, tuple(warnings)
-    )
-
-
 def serving_terms(
     model: str | ModelSpec,
     hardware: str | Chip | System,
@@ -234,7 +133,7 @@ def serving_terms(
     get_dtype(options.get("weight_dtype", "bf16"))  # fail early on unknown types
     get_dtype(options.get("kv_dtype", "bf16"))
     B_, I_, O_ = (np.array([float(x)]) for x in (B, I, O))
-    return _terms(spec, system, B_, I_, O_, mode, options)
+    return scenario_passes(spec, system, B_, I_, O_, mode, options)
 
 
 def request_figures(
@@ -378,5 +277,7 @@ def serve_many(
     parts = []
     for a, z in itertools.pairwise(edges):
         rows = order[a:z]
-        parts.append(_served(_terms(spec, system, B[rows], I[rows], O[rows], mode, kw), profile))
+        parts.append(
+            _served(scenario_passes(spec, system, B[rows], I[rows], O[rows], mode, kw), profile)
+        )
     return join(parts, np.argsort(order, kind="stable"))

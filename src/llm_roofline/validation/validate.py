@@ -33,7 +33,8 @@ from llm_roofline.engine.memory import max_batch
 from llm_roofline.engine.parallel import Parallelism
 from llm_roofline.hardware.catalog import get_hardware
 from llm_roofline.model.checkpoints import get_model
-from llm_roofline.serving.modes import ServingTerms, compose, serving_terms
+from llm_roofline.serving.modes import compose, serving_terms
+from llm_roofline.serving.passes import ServingTerms
 from llm_roofline.validation import crossval
 
 Progress = Callable[[int, int], None]
