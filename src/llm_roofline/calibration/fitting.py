@@ -153,6 +153,110 @@ def _huber(u: FloatArray) -> FloatArray:
     return np.asarray(np.where(a < HUBER, u * u, 2 * HUBER * a - HUBER**2), dtype=np.float64)
 
 
+class _Problem:
+    """The least-squares problem `fit` solves: the free variables (the shared z of each
+    constant, then one per (kind, label, constant it moves)), the rows' weights, and the
+    priors that hold each variable near its centre."""
+
+    def __init__(
+        self,
+        predict: Callable[[dict[str, FloatArray]], FloatArray],
+        measured: FloatArray,
+        labels: Mapping[str, Sequence[str]],
+        sources: Sequence[str] | None,
+    ) -> None:
+        priors = load_priors()
+        n_rows, n_par = int(measured.size), len(PARAMETERS)
+        free: list[tuple[str, str, int, np.ndarray]] = []  # kind, label, constant index, rows
+        for kind, moved in EFFECTS.items():
+            lab = np.asarray(labels.get(kind, ["" for _ in range(n_rows)]))
+            for label in sorted(set(lab.tolist()) - {""}):
+                rows = lab == label
+                free += [(kind, label, PARAMETERS.index(m), rows) for m in moved]
+        src = np.asarray(sources if sources is not None else ["" for _ in range(n_rows)])
+        _, inv, counts = np.unique(src, return_inverse=True, return_counts=True)
+        self.row_w = (float(np.median(counts)) / counts[inv]) ** SOURCE_WEIGHT
+        self.n_rows, self.n_par, self.free = n_rows, n_par, free
+        self.n_free = n_par + len(free)
+        centre = np.asarray([priors[p].centre_z for p in PARAMETERS])
+        self.prior_sd = np.concatenate(
+            [
+                [priors[p].sd_z for p in PARAMETERS],
+                np.full(len(free), 1.0 / math.sqrt(SHRINK)),
+            ]
+        )
+        self.target = np.concatenate([centre, np.zeros(len(free))])
+        self.member = np.zeros((n_rows, len(free)))
+        for j, (_, _, _, rows) in enumerate(free):
+            self.member[:, j] = rows
+        self.which = np.asarray([c for _, _, c, _ in free], dtype=np.intp)
+        self.log_m = np.log(measured)
+        self.inv_var = 1.0 / self.prior_sd**2
+        self.predict = predict
+
+    def row_z(self, x: FloatArray) -> FloatArray:
+        """Each row's z of each constant: the shared z plus the effects of its labels."""
+        n_par = self.n_par
+        z = np.tile(x[:n_par], (self.n_rows, 1))
+        for c in range(n_par):
+            cols = self.which == c
+            if cols.any():
+                z[:, c] += self.member[:, cols] @ x[n_par:][cols]
+        return z
+
+    def residual(self, z_rows: FloatArray) -> FloatArray:
+        params = {p: from_z(p, z_rows[:, i]) for i, p in enumerate(PARAMETERS)}
+        return np.asarray(np.log(self.predict(params)) - self.log_m, dtype=np.float64)
+
+    def cost(self, r: FloatArray, x: FloatArray, sigma: float) -> float:
+        prior = (((x - self.target) / self.prior_sd) ** 2).sum()
+        return float((self.row_w * _huber(r / sigma)).sum() + prior)
+
+    def normal_equations(
+        self, x: FloatArray, r: FloatArray, sigma: float
+    ) -> tuple[FloatArray, FloatArray]:
+        """The Gauss–Newton matrix (Huber-weighted, with the priors) and the gradient at x."""
+        zr = self.row_z(x)
+        j_rows = np.empty((self.n_rows, self.n_par))
+        for i in range(self.n_par):
+            dz = zr.copy()
+            dz[:, i] += 1e-5
+            j_rows[:, i] = (self.residual(dz) - r) / 1e-5
+        jac = np.concatenate([j_rows, j_rows[:, self.which] * self.member], axis=1) / sigma
+        u = r / sigma
+        w = self.row_w * np.where(np.abs(u) < HUBER, 1.0, HUBER / np.maximum(np.abs(u), 1e-12))
+        a_mat = jac.T @ (jac * w[:, None]) + np.diag(self.inv_var)
+        grad = jac.T @ (w * u) + self.inv_var * (x - self.target)
+        return a_mat, grad
+
+    def solve(
+        self, x: FloatArray, sigma: float, iterations: int
+    ) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+        """Levenberg–Marquardt from x: the solution, its residuals, the Hessian, iterations."""
+        r = self.residual(self.row_z(x))
+        c, mu, it = self.cost(r, x, sigma), 1e-2, 0
+        a_mat = np.eye(self.n_free)
+        for it in range(1, iterations + 1):  # noqa: B007 (the count is reported)
+            a_mat, grad = self.normal_equations(x, r, sigma)
+            done = False
+            while True:
+                step = np.linalg.solve(a_mat + mu * np.diag(np.diag(a_mat)), -grad)
+                x_new = x + step
+                r_new = self.residual(self.row_z(x_new))
+                c_new = self.cost(r_new, x_new, sigma)
+                if np.isfinite(c_new) and c_new < c:
+                    done = c - c_new < 1e-6 * max(c, 1.0)
+                    x, r, c, mu = x_new, r_new, c_new, max(mu / 3.0, 1e-9)
+                    break
+                mu *= 4.0
+                if mu > 1e9:
+                    done = True
+                    break
+            if done:
+                break
+        return x, r, a_mat, it
+
+
 def fit(
     predict: Callable[[dict[str, FloatArray]], FloatArray],
     measured: FloatArray,
@@ -172,98 +276,21 @@ def fit(
     settings and way of measuring, so they are not independent draws: each row weighs
     (the typical source's rows / its source's rows) ** SOURCE_WEIGHT, and a source of 83 rows
     counts for less than 83 sources of one."""
-    priors = load_priors()
-    n_rows, n_par = int(measured.size), len(PARAMETERS)
-    # the free variables: the shared z, then one per (kind, label, constant it moves)
-    free: list[tuple[str, str, int, np.ndarray]] = []  # kind, label, constant index, rows
-    for kind, moved in EFFECTS.items():
-        lab = np.asarray(labels.get(kind, ["" for _ in range(n_rows)]))
-        for label in sorted(set(lab.tolist()) - {""}):
-            rows = lab == label
-            free += [(kind, label, PARAMETERS.index(m), rows) for m in moved]
-    src = np.asarray(sources if sources is not None else ["" for _ in range(n_rows)])
-    _, inv, counts = np.unique(src, return_inverse=True, return_counts=True)
-    row_w = (float(np.median(counts)) / counts[inv]) ** SOURCE_WEIGHT
-    n_free = n_par + len(free)
-    centre = np.asarray([priors[p].centre_z for p in PARAMETERS])
-    prior_sd = np.concatenate(
-        [
-            [priors[p].sd_z for p in PARAMETERS],
-            np.full(len(free), 1.0 / math.sqrt(SHRINK)),
-        ]
-    )
-    target = np.concatenate([centre, np.zeros(len(free))])
-    member = np.zeros((n_rows, len(free)))
-    for j, (_, _, _, rows) in enumerate(free):
-        member[:, j] = rows
-    which = np.asarray([c for _, _, c, _ in free], dtype=np.intp)
-    log_m = np.log(measured)
-    inv_var = 1.0 / prior_sd**2
-
-    def row_z(x: FloatArray) -> FloatArray:
-        z = np.tile(x[:n_par], (n_rows, 1))
-        for c in range(n_par):
-            cols = which == c
-            if cols.any():
-                z[:, c] += member[:, cols] @ x[n_par:][cols]
-        return z
-
-    def residual(z_rows: FloatArray) -> FloatArray:
-        params = {p: from_z(p, z_rows[:, i]) for i, p in enumerate(PARAMETERS)}
-        return np.asarray(np.log(predict(params)) - log_m, dtype=np.float64)
-
-    def solve(x: FloatArray, sigma: float) -> tuple[FloatArray, FloatArray, FloatArray, int]:
-        """Levenberg–Marquardt from x: the solution, its residuals, the Hessian, iterations."""
-
-        def cost(r: FloatArray, x: FloatArray) -> float:
-            return float((row_w * _huber(r / sigma)).sum() + (((x - target) / prior_sd) ** 2).sum())
-
-        r = residual(row_z(x))
-        c, mu, it = cost(r, x), 1e-2, 0
-        a_mat = np.eye(n_free)
-        for it in range(1, iterations + 1):  # noqa: B007 (the count is reported)
-            zr = row_z(x)
-            j_rows = np.empty((n_rows, n_par))
-            for i in range(n_par):
-                dz = zr.copy()
-                dz[:, i] += 1e-5
-                j_rows[:, i] = (residual(dz) - r) / 1e-5
-            jac = np.concatenate([j_rows, j_rows[:, which] * member], axis=1) / sigma
-            u = r / sigma
-            w = row_w * np.where(np.abs(u) < HUBER, 1.0, HUBER / np.maximum(np.abs(u), 1e-12))
-            a_mat = jac.T @ (jac * w[:, None]) + np.diag(inv_var)
-            grad = jac.T @ (w * u) + inv_var * (x - target)
-            done = False
-            while True:
-                step = np.linalg.solve(a_mat + mu * np.diag(np.diag(a_mat)), -grad)
-                x_new = x + step
-                r_new = residual(row_z(x_new))
-                c_new = cost(r_new, x_new)
-                if np.isfinite(c_new) and c_new < c:
-                    done = c - c_new < 1e-6 * max(c, 1.0)
-                    x, r, c, mu = x_new, r_new, c_new, max(mu / 3.0, 1e-9)
-                    break
-                mu *= 4.0
-                if mu > 1e9:
-                    done = True
-                    break
-            if done:
-                break
-        return x, r, a_mat, it
-
-    x, r, _, it0 = solve(target.copy(), SIGMA0)
+    pb = _Problem(predict, measured, labels, sources)
+    n_par = pb.n_par
+    x, r, _, it0 = pb.solve(pb.target.copy(), SIGMA0, iterations)
     sigma = max(1.4826 * float(np.median(np.abs(r - np.median(r)))), SIGMA_FLOOR)
-    x, r, a_mat, it = solve(x, sigma)
+    x, r, a_mat, it = pb.solve(x, sigma, iterations)
     it += it0
     sd = np.sqrt(np.clip(np.diag(np.linalg.inv(a_mat)), 0.0, None))
     effects: dict[str, dict[str, dict[str, float]]] = {}
-    for (kind, label, ci, _), v in zip(free, x[n_par:], strict=True):
+    for (kind, label, ci, _), v in zip(pb.free, x[n_par:], strict=True):
         effects.setdefault(kind, {}).setdefault(label, {})[PARAMETERS[ci]] = float(v)
     return Fitted(
         shared={p: float(x[i]) for i, p in enumerate(PARAMETERS)},
         shared_sd={p: float(sd[i]) for i, p in enumerate(PARAMETERS)},
         effects=effects,
-        rows=n_rows,
+        rows=pb.n_rows,
         iterations=it,
         sigma=sigma,
     )
