@@ -23,6 +23,7 @@ from typing import Any
 
 from llm_roofline._core import units
 from llm_roofline._core.errors import InputError
+from llm_roofline.engine.options import PassOptions
 from llm_roofline.engine.roofline import decode_step
 from llm_roofline.hardware.catalog import hardware_toml
 from llm_roofline.hardware.chip import Chip, System
@@ -245,6 +246,51 @@ def _decode_fn(torch: Any, spec: ModelSpec, device: str, dtype: Any, B: int, S: 
     return step
 
 
+def _device(torch: Any, dtype: str, device: str) -> Any:
+    """The torch data type for `dtype`, once `dtype` and `device` are checked."""
+    if dtype not in _TORCH_DTYPES:
+        raise InputError(
+            f"dtype must be one of {', '.join(_TORCH_DTYPES)}, got {dtype!r}", field="dtype"
+        )
+    if device not in ("cpu", "cuda"):
+        raise InputError(f"device must be cpu or cuda, got {device!r}", field="device")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InputError("no CUDA device is available here; use --device cpu", field="device")
+    return getattr(torch, _TORCH_DTYPES[dtype])
+
+
+def _this_chip(
+    torch: Any, device: str, dtype: str, sizes: tuple[int, int, int], sync: Callable[[], None]
+) -> Chip:
+    """This machine as a Chip: its copy bandwidth and matmul FLOP/s, measured (`sizes`: bytes
+    copied, matmul side, repeats)."""
+    copy_bytes, matmul_n, repeats = sizes
+    tdtype = getattr(torch, _TORCH_DTYPES[dtype])
+    n = copy_bytes // 4
+    src = torch.empty(n, dtype=torch.float32, device=device).uniform_()
+    dst = torch.empty_like(src)
+    t_copy = _best_time(lambda: dst.copy_(src), sync, repeats)
+    bandwidth = 2 * n * 4 / t_copy  # read and write every byte
+    a = torch.randn(matmul_n, matmul_n, device=device, dtype=tdtype)
+    b = torch.randn(matmul_n, matmul_n, device=device, dtype=tdtype)
+    t_mm = _best_time(lambda: a @ b, sync, repeats)
+    flops = 2 * matmul_n**3 / t_mm
+    name = (
+        torch.cuda.get_device_name(0)
+        if device == "cuda"
+        else (platform.processor() or platform.machine())
+    )
+    # memory is not what is measured here: a size no decode grid reaches (1 PB)
+    return Chip(
+        id="measured",
+        name=str(name),
+        peak_flops={dtype: flops},
+        memory_bytes=units.PB,
+        memory_bw=bandwidth,
+    )
+
+
+# size: one keyword a flag of `llm-roofline measure` (the grid, the type, the device, the sizes)
 def measure_machine(
     model: str | ModelSpec,
     *,
@@ -260,15 +306,7 @@ def measure_machine(
 ) -> MachineReport:
     """Measure bandwidth, matmul FLOP/s and a decode grid; compare with the engine."""
     torch = _torch()
-    if dtype not in _TORCH_DTYPES:
-        raise InputError(
-            f"dtype must be one of {', '.join(_TORCH_DTYPES)}, got {dtype!r}", field="dtype"
-        )
-    if device not in ("cpu", "cuda"):
-        raise InputError(f"device must be cpu or cuda, got {device!r}", field="device")
-    if device == "cuda" and not torch.cuda.is_available():
-        raise InputError("no CUDA device is available here; use --device cpu", field="device")
-    tdtype = getattr(torch, _TORCH_DTYPES[dtype])
+    tdtype = _device(torch, dtype, device)
     spec = truncate(get_model(model), layers)
     _check_supported(spec)
 
@@ -276,56 +314,25 @@ def measure_machine(
         if device == "cuda":
             torch.cuda.synchronize()
 
-    n = copy_bytes // 4
-    src = torch.empty(n, dtype=torch.float32, device=device).uniform_()
-    dst = torch.empty_like(src)
-    t_copy = _best_time(lambda: dst.copy_(src), sync, repeats)
-    bandwidth = 2 * n * 4 / t_copy  # read and write every byte
-    a = torch.randn(matmul_n, matmul_n, device=device, dtype=tdtype)
-    b = torch.randn(matmul_n, matmul_n, device=device, dtype=tdtype)
-    t_mm = _best_time(lambda: a @ b, sync, repeats)
-    flops = 2 * matmul_n**3 / t_mm
-
-    name = (
-        torch.cuda.get_device_name(0)
-        if device == "cuda"
-        else (platform.processor() or platform.machine())
-    )
-    # memory is not what is measured here: a size no decode grid reaches (1 PB)
-    chip = Chip(
-        id="measured",
-        name=name,
-        peak_flops={dtype: flops},
-        memory_bytes=units.PB,
-        memory_bw=bandwidth,
-    )
+    chip = _this_chip(torch, device, dtype, (copy_bytes, matmul_n, repeats), sync)
     points = []
     grid = [(bb, s) for bb in batches for s in contexts]
+    same: PassOptions = {"weight_dtype": dtype, "kv_dtype": dtype, "compute_dtype": dtype}
     with torch.inference_mode():
         for i, (bb, s) in enumerate(grid):
             fn = _decode_fn(torch, spec, device, tdtype, int(bb), int(s))
             t = _median_time(fn, sync, repeats)
-            pred = float(
-                decode_step(
-                    spec,
-                    System(chip, 1),
-                    batch=bb,
-                    context_len=s,
-                    weight_dtype=dtype,
-                    kv_dtype=dtype,
-                    compute_dtype=dtype,
-                ).t_step
-            )
-            points.append(DecodePoint(int(bb), int(s), t, pred))
+            step = decode_step(spec, System(chip, 1), batch=bb, context_len=s, **same)
+            points.append(DecodePoint(int(bb), int(s), t, float(step.t_step)))
             if progress:
                 progress(i + 1, len(grid))
     return MachineReport(
         device=device,
-        device_name=str(name),
+        device_name=chip.name,
         dtype=dtype,
         torch_version=str(torch.__version__),
-        bandwidth_bytes_per_s=bandwidth,
-        flops=flops,
+        bandwidth_bytes_per_s=chip.memory_bw,
+        flops=chip.peak_flops[dtype],
         model=spec.name,
         layers=spec.n_layers,
         points=points,
