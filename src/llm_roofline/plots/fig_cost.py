@@ -162,6 +162,20 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
         lw=1.2,
         label="frontier: cheapest at each latency (labels: chips × batch)",
     )
+    _frontier_labels(ax, g, front)
+    cb = fig.colorbar(sc, ax=ax, ticks=range(len(counts)))
+    cb.set_ticklabels([str(c) for c in counts])
+    cb.set_label("chips")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain_log_labels(ax)
+    legend(ax, "upper right", fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def _frontier_labels(ax: Any, g: Any, front: Any) -> None:
+    """Label about eight points of the frontier with their chips × batch."""
     for k in front[:: max(1, len(front) // 8)]:
         x, y = g["usd_per_token"][k] * PER_M, g["latency_s"][k] * MS
         label(
@@ -174,12 +188,3 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
             drop=True,
             fontsize=7,
         )
-    cb = fig.colorbar(sc, ax=ax, ticks=range(len(counts)))
-    cb.set_ticklabels([str(c) for c in counts])
-    cb.set_label("chips")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    plain_log_labels(ax)
-    legend(ax, "upper right", fontsize=8)
-    ax.grid(alpha=0.3, which="both")
-    return fig

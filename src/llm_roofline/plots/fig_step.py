@@ -147,6 +147,25 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     _engine_step(ax, p, S, timed)
     lo = float(np.min(np.minimum(s.t_weights, s.t_compute)) * MS) * 0.5
     hi = float(np.max(timed[2] * MS)) * 2.0
+    _regimes(ax, S, s, (lo, hi), fits, b)
+    _context_marks(ax, p, S, s)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("context length S (tokens in each sequence's KV cache)")
+    ax.set_ylabel("time per decode step (ms)")
+    times = f" ({k} × B*)" if k else ""
+    set_title(ax, f"Step time vs context at batch {b:,}{times}\n{p.title}")
+    legend(ax, below=True, fontsize=7, ncol=3)
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+def _regimes(
+    ax: Any, S: FloatArray, s: StepTime, span: tuple[float, float], fits: Any, b: int
+) -> None:
+    """Shade where the step is compute-bound, memory-bound, and where the batch does not fit."""
+    lo, hi = span
     compute_bound = s.bound == 0
     ax.fill_between(
         S, lo, hi, where=compute_bound, color="tab:blue", alpha=0.07, lw=0, label="compute-bound"
@@ -157,6 +176,11 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
     if not np.all(fits):
         name = f"batch {b:,} does not fit in memory"
         ax.fill_between(S, lo, hi, where=~fits, color="grey", alpha=0.18, lw=0, label=name)
+
+
+def _context_marks(ax: Any, p: PlotSpec, S: FloatArray, s: StepTime) -> None:
+    """The contexts worth a line: where the step turns memory-bound, the balanced context, the
+    model's trained maximum."""
     heights = (0.9, 0.75, 0.6, 0.45, 0.3, 0.15, 0.05)
     cross = _crossover(S, s.bound)
     if cross is not None:
@@ -192,13 +216,3 @@ def fig_step_vs_context(p: PlotSpec, batch: int | None = None) -> Figure:
             fontsize=8,
             color="grey",
         )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_ylim(lo, hi)
-    ax.set_xlabel("context length S (tokens in each sequence's KV cache)")
-    ax.set_ylabel("time per decode step (ms)")
-    times = f" ({k} × B*)" if k else ""
-    set_title(ax, f"Step time vs context at batch {b:,}{times}\n{p.title}")
-    legend(ax, below=True, fontsize=7, ncol=3)
-    ax.grid(alpha=0.3, which="both")
-    return fig
