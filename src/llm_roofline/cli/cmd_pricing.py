@@ -30,55 +30,53 @@ from llm_roofline.cli._common import (
 
 
 def _price_step(args: argparse.Namespace, out: dict[str, Any], lines: list[str]) -> list[list[str]]:
-    """The price step read (--long-context-threshold): its figures into `out`, its line into
-    `lines`; the catalog's models against it, as table rows."""
+    """The price step read (--long-context-threshold, `economics.read_price_step`): its figures
+    into `out`, its line into `lines`; the catalog's models against it, as table rows."""
     from llm_roofline._core.errors import InputError
-    from llm_roofline.economics.pricing import (
-        catalog_kv_vs_price_step,
-        kv_bytes_from_price_step,
-        price_step_active_params,
-    )
+    from llm_roofline.economics.pricing import read_price_step
     from llm_roofline.hardware.catalog import get_hardware
 
-    step = args.long_context_threshold
     if args.active_params is None and args.model is None:
         raise InputError(
             "a price step needs --active-params (the model's active parameters) or --model",
             field="active_params",
         )
-    if args.ratio is not None:
-        ratio, why = args.ratio, "given"
-    else:
-        chip = get_hardware(args.hardware)
-        ratio, why = chip.ops_per_byte, f"{chip.id} bf16 FLOP/s ÷ bytes/s"
-    act = price_step_active_params(args.active_params, args.model)
-    n_active = act["active_params"]
-    kv = kv_bytes_from_price_step(step, n_active, ratio)
+    st = read_price_step(
+        args.long_context_threshold,
+        ratio=args.ratio,
+        chip=get_hardware(args.hardware) if args.ratio is None else None,
+        active_params=args.active_params,
+        model=args.model,
+        long_input_price=args.long_input_price,
+        long_output_price=args.long_output_price,
+    )
+    n_active, kv = st.active_params, st.implied_kv_bytes_per_token
     out.update(
-        long_context_threshold=step,
-        flops_per_byte=ratio,
+        long_context_threshold=st.long_context_threshold,
+        flops_per_byte=st.flops_per_byte,
         active_params=n_active,
-        active_params_source=act["source"],
+        active_params_source=st.active_params_source,
         implied_kv_bytes_per_token=kv,
     )
-    whose = f" ({args.model}'s, multiplied per token)" if act["source"] == "model" else ""
+    whose = f" ({args.model}'s, multiplied per token)" if st.active_params_source == "model" else ""
     lines.append(
-        f"a price step at {step:,.0f} tokens, {fmt_count(n_active)} active parameters"
-        f"{whose}, {ratio:,.0f} FLOP/B ({why}): KV ≈ {kv:,.0f} bytes per token"
+        f"a price step at {st.long_context_threshold:,.0f} tokens, {fmt_count(n_active)} active "
+        f"parameters{whose}, {st.flops_per_byte:,.0f} FLOP/B ({st.flops_per_byte_source}): "
+        f"KV ≈ {kv:,.0f} bytes per token"
     )
-    if act["agrees"] is False:
+    if st.active_params_note is not None:  # given and the model's disagree
         note = (
             f"--active-params ({fmt_count(n_active)}) differs from {args.model}'s "
-            f"{fmt_count(act['model_active_params'])} parameters multiplied per token: "
+            f"{fmt_count(st.model_active_params or 0.0)} parameters multiplied per token: "
             "using --active-params"
         )
         out["active_params_note"] = note
         lines.append(f"note: {note}")
-    if args.long_output_price and args.long_input_price:
-        out["long_output_to_input"] = args.long_output_price / args.long_input_price
+    if st.long_output_to_input is not None:
+        out["long_output_to_input"] = st.long_output_to_input
     # beside it, each catalog model's real KV bytes per token (bf16 cache) against the
     # figure the same step implies for that model's own active parameters
-    table = catalog_kv_vs_price_step(step, ratio, kv_dtype="bf16")
+    table = st.catalog_vs_price_step
     out["catalog_kv_bytes_per_token_bf16"] = {r["model"]: r["kv_bytes_per_token"] for r in table}
     out["catalog_vs_price_step"] = table
     return _catalog_rows(table)

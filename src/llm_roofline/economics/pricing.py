@@ -23,6 +23,7 @@ from llm_roofline.model.spec import ModelSpec
 
 if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment
+    from llm_roofline.hardware.chip import Chip
 
 __all__ = [
     "BalanceResult",
@@ -41,6 +42,7 @@ __all__ = [
     "load_tiers",
     "prefill_time",
     "price_step_active_params",
+    "read_price_step",
     "read_prices",
 ]
 
@@ -218,14 +220,27 @@ class PriceReading:
         }
 
 
-def _price_step(dep: Deployment, q: PriceQuestion, step: float) -> PriceStep:
-    """A price step at `step` tokens read with the question's ratio and active parameters, or
-    the deployment's chip's and model's."""
-    if q.ratio is not None:
-        ratio, why = q.ratio, "given"
+def read_price_step(
+    step: float,
+    *,
+    ratio: float | None,
+    chip: Chip | None,
+    active_params: float | None,
+    model: str | ModelSpec | None,
+    long_input_price: float | None = None,
+    long_output_price: float | None = None,
+) -> PriceStep:
+    """A price step at `step` tokens read with `ratio` (FLOP/s ÷ bytes/s; None: `chip`'s own in
+    bf16) and `active_params` (None: `model`'s parameters multiplied per token; both given and
+    disagreeing: `active_params`, with a note), the catalog's models beside it
+    (`llm-roofline pricing --long-context-threshold`, the web's pricing view)."""
+    if ratio is not None:
+        why = "given"
+    elif chip is not None:
+        ratio, why = chip.ops_per_byte, f"{chip.id} bf16 FLOP/s ÷ bytes/s"
     else:
-        ratio, why = dep.chip.ops_per_byte, f"{dep.chip.id} bf16 FLOP/s ÷ bytes/s"
-    act = price_step_active_params(q.active_params, dep.model)
+        raise InputError("a price step needs a ratio or a chip", field="ratio")
+    act = price_step_active_params(active_params, model)
     n_active = act["active_params"]
     note = None
     if act["agrees"] is False:
@@ -235,8 +250,8 @@ def _price_step(dep: Deployment, q: PriceQuestion, step: float) -> PriceStep:
             "active_params"
         )
     long_ratio = None
-    if q.long_output_price is not None and q.long_input_price is not None:
-        long_ratio = q.long_output_price / q.long_input_price
+    if long_output_price is not None and long_input_price is not None:
+        long_ratio = long_output_price / long_input_price
     return PriceStep(
         long_context_threshold=step,
         flops_per_byte=ratio,
@@ -246,10 +261,23 @@ def _price_step(dep: Deployment, q: PriceQuestion, step: float) -> PriceStep:
         model_active_params=act["model_active_params"],
         active_params_note=note,
         implied_kv_bytes_per_token=kv_bytes_from_price_step(step, n_active, ratio),
-        long_input_price=q.long_input_price,
-        long_output_price=q.long_output_price,
+        long_input_price=long_input_price,
+        long_output_price=long_output_price,
         long_output_to_input=long_ratio,
         catalog_vs_price_step=catalog_kv_vs_price_step(step, ratio, kv_dtype="bf16"),
+    )
+
+
+def _price_step(dep: Deployment, q: PriceQuestion, step: float) -> PriceStep:
+    """The question's price step, read with the deployment's chip and model by default."""
+    return read_price_step(
+        step,
+        ratio=q.ratio,
+        chip=dep.chip,
+        active_params=q.active_params,
+        model=dep.model,
+        long_input_price=q.long_input_price,
+        long_output_price=q.long_output_price,
     )
 
 
