@@ -211,3 +211,30 @@ def test_no_module_over_400_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
     }
     assert long == {}
+
+
+def _long_functions() -> Iterator[str]:
+    """Functions over 60 lines or 8 parameters (self and cls not counted) with no comment
+    `# size: why` among the comment lines right above their `def` (or their decorators)."""
+    for module, path in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+            n = len([p for p in params if p.arg not in ("self", "cls")])
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            comment = []  # the comment lines right above
+            k = first - 2
+            while k >= 0 and lines[k].strip().startswith("#"):
+                comment.append(lines[k].strip())
+                k -= 1
+            if (length > 60 or n > 8) and not any(c.startswith("# size:") for c in comment):
+                yield f"{module}.{node.name}: {length} lines, {n} parameters"
+
+
+def test_no_long_function_without_a_reason() -> None:
+    """No function over 60 lines or 8 parameters unless a `# size:` comment says why."""
+    assert list(_long_functions()) == []
