@@ -10,12 +10,14 @@ from typing import Any
 from fastapi import APIRouter
 
 from llm_roofline._core.errors import ConfigError
-from llm_roofline._core.units import hour, ms
+from llm_roofline._core.units import hour
 from llm_roofline.hardware.catalog import get_hardware
 from llm_roofline.hardware.chip import Chip
 from llm_roofline.model.checkpoints import model_entry
 from llm_roofline.model.hf.config import spec_from_config
 from llm_roofline.model.spec import ModelSpec
+from llm_roofline.planning.fleet_plan import plan as search
+from llm_roofline.planning.fleet_request import FleetRequest, priced_chips
 from llm_roofline.web.json_values import json_body
 from llm_roofline.web.schemas import PlanRequest
 from llm_roofline.web.schemas_sim_answers import PlanAnswer
@@ -39,8 +41,6 @@ def _plan_model(req: PlanRequest) -> str | ModelSpec:
 def _plan_chips(req: PlanRequest) -> list[Chip]:
     """The request's catalog chips (the server reads no file), each at the request's price
     where it gives one (`plan.priced_chips`: a 400 naming `prices` otherwise)."""
-    from llm_roofline.planning.fleet_plan import priced_chips
-
     return priced_chips([get_hardware(h, files=False) for h in req.hardware], req.prices)
 
 
@@ -54,30 +54,12 @@ def plan(req: PlanRequest) -> dict[str, Any]:
     both, with `reason` saying which target binds), the frontier of the fleets simulated
     (`candidates`) and what the search did. Models and chips are catalog ids or the body's
     own config: the server reads no file."""
-    from llm_roofline.planning.fleet_plan import plan as search
-
     chips = _plan_chips(req)
-    model = _plan_model(req)
-    res = search(
-        model,
-        chips,
-        rate=req.rate,
-        input_len=req.input_len,
-        output_len=req.output_len,
-        ttft_p90_s=req.ttft_p90_ms * ms,
-        tpot_p99_s=req.tpot_p99_ms * ms,
-        max_chips=req.max_chips,
-        disagg=req.disagg,
-        engine=req.engine,
-        weight_dtype=req.weight_dtype,
-        kv_dtype=req.kv_dtype,
-        length_dist=req.length_dist,
-        requests=req.requests,
-        seed=req.seed,
-        max_seqs=req.max_seqs,
-        max_batched_tokens=req.max_batched_tokens,
-        time_limit_s=PLAN_SECONDS,
+    fields = req.model_dump(exclude={"config", "prices"})
+    question = FleetRequest.from_fields(
+        fields, model=_plan_model(req), hardware=chips, time_limit_s=PLAN_SECONDS
     )
+    res = search(question)
     body: dict[str, Any] = json_body(res.as_dict())
     # the price each chip was costed at, and whether it was the request's or the catalog's
     given = req.prices or {}
