@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -18,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import ConfigError, InputError
+from llm_roofline._core.records import JsonRecord
 from llm_roofline._core.units import giga, mega, year
 from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.deploy.fit_advice import FitAdvice, fit_advice
@@ -97,25 +97,8 @@ def load_tiers(hardware: str | Chip) -> list[Tier]:
     return tiers
 
 
-class _Record(Mapping[str, Any]):
-    """A typed answer that also reads as its JSON mapping (`as_dict`): `costs["tiers"]`, as
-    the answers read when they were dicts."""
-
-    def as_dict(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def __getitem__(self, key: str) -> Any:
-        return self.as_dict()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.as_dict())
-
-    def __len__(self) -> int:
-        return len(self.as_dict())
-
-
 @dataclass(frozen=True, eq=False)
-class TierCost(_Record):
+class TierCost(JsonRecord):
     """Keeping one sequence's KV cache in one tier and bringing it back: the devices it spans
     (the instance's chips for HBM, one device otherwise), their read bandwidth, the time to
     drain the tier, the fetch time, and the dollars at each hold time (`usd`)."""
@@ -139,7 +122,7 @@ class TierCost(_Record):
 
 
 @dataclass(frozen=True, eq=False)
-class CacheCosts(_Record):
+class CacheCosts(JsonRecord):
     """What `cache_costs` found for one sequence of `context_len` tokens: its cache's bytes
     (all of it, and per chip beside the weights), whether it fits (`warning` when not), the
     price and time of recomputing it, each tier's costs (`tiers`, by id) and the cheapest

@@ -7,10 +7,10 @@ JSON of `llm-roofline plan --json` and the web's `/api/plan`, key for key and in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from llm_roofline._core.records import JsonRecord
 from llm_roofline.planning.fleet_request import FleetRequest
 
 __all__ = ["BEST_KEYS", "Fleet", "InstanceSplit", "PlanResult", "Searched", "frontier"]
@@ -43,23 +43,6 @@ _BEST_EXTRA = (
 )
 
 
-class _Record(Mapping[str, Any]):
-    """A typed record that also reads as its JSON mapping (`as_dict`), as plan's answers did
-    when they were dicts."""
-
-    def as_dict(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def __getitem__(self, key: str) -> Any:
-        return self.as_dict()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.as_dict())
-
-    def __len__(self) -> int:
-        return len(self.as_dict())
-
-
 @dataclass(frozen=True)
 class InstanceSplit:
     """One instance of a pool: its chips and their split."""
@@ -74,7 +57,7 @@ class InstanceSplit:
 
 
 @dataclass(frozen=True)
-class Fleet(_Record):
+class Fleet(JsonRecord):
     """One simulated fleet: `replicas` instances of `instance_chips` chips split tp × pp × ep
     (attention data parallel `dp`), or, `disaggregated`, `prefill_instances` of
     `prefill_split` feeding `decode_instances` of `decode_split` (tp, pp, ep, dp and
@@ -140,7 +123,7 @@ class Fleet(_Record):
 
 
 @dataclass(frozen=True)
-class Searched(_Record):
+class Searched(JsonRecord):
     """What the search did: the instance shapes that hold the model, those within the
     targets' floors, the candidates pruned by their cost bound, why each chip without a
     simulated fleet lost (chip id -> words), the simulations run, the seconds taken."""
