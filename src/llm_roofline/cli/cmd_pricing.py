@@ -105,13 +105,13 @@ def _cost_floor(args: argparse.Namespace, dep: Any, out: dict[str, Any], lines: 
     from llm_roofline.model.checkpoints import get_model
 
     floor = cost_floor(dep, context_len=args.context)
-    out["cost_floor"] = floor
+    out["cost_floor"] = floor.as_dict()
     out["deployment"] = dep.as_dict()
     lines.append(
         f"{args.model} on {args.chips} × {dep.chip.id} ({dep.split_text()}) at context "
-        f"{args.context:,} (engine {dep.engine}, batch {floor['batch']:.0f}): "
-        f"{fmt_money(floor['usd_per_million_input_tokens'])} per M input, "
-        f"{fmt_money(floor['usd_per_million_output_tokens'])} per M output "
+        f"{args.context:,} (engine {dep.engine}, batch {floor.batch:.0f}): "
+        f"{fmt_money(floor.usd_per_million_input_tokens)} per M input, "
+        f"{fmt_money(floor.usd_per_million_output_tokens)} per M output "
         f"(priced ${fmt_sig(args.input_price, 6)} and ${fmt_sig(args.output_price, 6)})"
     )
     if args.out:

@@ -17,7 +17,12 @@ from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import day, sig
 from llm_roofline.economics.cache_tiers import CacheHit, Tier, cache_costs, cache_hit, load_tiers
-from llm_roofline.economics.token_costs import cost_floor, cost_vs_context, prefill_time
+from llm_roofline.economics.token_costs import (
+    CostFloor,
+    cost_floor,
+    cost_vs_context,
+    prefill_time,
+)
 from llm_roofline.model.checkpoints import get_model, list_models
 from llm_roofline.model.spec import ModelSpec
 
@@ -202,7 +207,7 @@ class PriceReading:
     output_price: float
     output_to_input: float
     decode_to_prefill_mfu: float
-    cost_floor: dict[str, Any]
+    cost_floor: CostFloor
     price_step: PriceStep | None
     cache_hit: CacheHit | None
 
@@ -214,7 +219,7 @@ class PriceReading:
             "output_price": self.output_price,
             "output_to_input": self.output_to_input,
             "decode_to_prefill_mfu": self.decode_to_prefill_mfu,
-            "cost_floor": self.cost_floor,
+            "cost_floor": self.cost_floor.as_dict(),
             "price_step": None if self.price_step is None else self.price_step.as_dict(),
             "cache_hit": None if self.cache_hit is None else self.cache_hit.as_dict(),
         }

@@ -4,20 +4,55 @@ this and the cache tiers (`cache_tiers`) price a prompt by."""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from llm_roofline._core import checks
+from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
+from llm_roofline._core.records import JsonRecord
 from llm_roofline._core.units import mega
 from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.deploy.fit_advice import fit_message, no_fit_reason
 from llm_roofline.engine.cost import require_price, usd_per_token_from
 
-__all__ = ["check_context", "cost_floor", "cost_vs_context", "deployment_price", "prefill_time"]
+__all__ = ["ContextCosts", "CostFloor", "check_context", "cost_floor", "cost_vs_context"]
+__all__ += ["deployment_price", "prefill_time"]
+
+
+@dataclass(frozen=True, eq=False)
+class CostFloor(JsonRecord):
+    """A deployment's cost per million input and output tokens at one context, under its
+    engine, and the batch (the largest that fits) the output is priced at."""
+
+    usd_per_million_input_tokens: float
+    usd_per_million_output_tokens: float
+    batch: float
+    kv_bytes_per_token: float
+    engine: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True, eq=False)
+class ContextCosts(JsonRecord):
+    """$ per million output tokens against context: at the largest batch that fits at each
+    (`batch`; inf where none does) and at batch 1."""
+
+    context: FloatArray
+    batch: FloatArray
+    usd_per_million_output_tokens: FloatArray
+    usd_per_million_output_tokens_batch1: FloatArray
+    engine: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 def deployment_price(dep: Deployment) -> float:
@@ -40,7 +75,7 @@ def prefill_time(dep: Deployment, context_len: int) -> tuple[float, int]:
     return float(np.asarray(t).flat[0]), n
 
 
-def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
+def cost_floor(dep: Deployment, *, context_len: int = 4096) -> CostFloor:
     """Cost per million input and output tokens of a deployment at `context_len`, under its
     engine (`ideal`: the floor; a calibrated profile: the realistic estimate).
 
@@ -61,16 +96,16 @@ def cost_floor(dep: Deployment, *, context_len: int = 4096) -> dict[str, Any]:
     dec = dep.decode(fit, S)
     price = deployment_price(dep)
     t_dec, _, _ = dep.time(dec)
-    return {
-        "usd_per_million_input_tokens": float(usd_per_token_from(price, t_pre, prompts * S, mega)),
-        "usd_per_million_output_tokens": float(usd_per_token_from(price, t_dec.flat[0], fit, mega)),
-        "batch": float(fit),
-        "kv_bytes_per_token": dep.model.kv_bytes_per_token(get_dtype(dep.kv_dtype).bytes),
-        "engine": dep.engine,
-    }
+    return CostFloor(
+        usd_per_million_input_tokens=float(usd_per_token_from(price, t_pre, prompts * S, mega)),
+        usd_per_million_output_tokens=float(usd_per_token_from(price, t_dec.flat[0], fit, mega)),
+        batch=float(fit),
+        kv_bytes_per_token=dep.model.kv_bytes_per_token(get_dtype(dep.kv_dtype).bytes),
+        engine=dep.engine,
+    )
 
 
-def cost_vs_context(dep: Deployment, contexts: ArrayLike) -> dict[str, Any]:
+def cost_vs_context(dep: Deployment, contexts: ArrayLike) -> ContextCosts:
     """$ per million output tokens against context under the deployment's engine, at the
     largest batch that fits at each context (inf where not even one sequence fits), and at
     batch 1.
@@ -86,10 +121,10 @@ def cost_vs_context(dep: Deployment, contexts: ArrayLike) -> dict[str, Any]:
     B = np.maximum(fit, 1.0)
     best = usd_per_token_from(price, dep.time(dep.decode(B, S))[0], B, mega)
     one = usd_per_token_from(price, dep.time(dep.decode(1, S))[0], 1, mega)
-    return {
-        "context": S,
-        "batch": fit,
-        "usd_per_million_output_tokens": np.where(fit >= 1, best, np.inf),
-        "usd_per_million_output_tokens_batch1": np.asarray(one, dtype=np.float64),
-        "engine": dep.engine,
-    }
+    return ContextCosts(
+        context=S,
+        batch=fit,
+        usd_per_million_output_tokens=np.where(fit >= 1, best, np.inf),
+        usd_per_million_output_tokens_batch1=np.asarray(one, dtype=np.float64),
+        engine=dep.engine,
+    )

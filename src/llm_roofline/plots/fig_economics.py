@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from llm_roofline._core.arrays import FloatArray
+from llm_roofline.economics.token_costs import ContextCosts
 from llm_roofline.plots.canvas import new_figure, save, set_title
 from llm_roofline.plots.layout import legend
 
@@ -17,7 +17,7 @@ __all__ = ["write_cache_tiers_figure", "write_cost_vs_context_figure"]
 
 
 def write_cost_vs_context_figure(
-    curve: dict[str, FloatArray],
+    curve: ContextCosts,
     title: str,
     path_stem: str | Path,
     price: tuple[float, float, float] | None = None,
@@ -25,12 +25,12 @@ def write_cost_vs_context_figure(
 ) -> list[Path]:
     """Cost per output token against context (from `economics.cost_vs_context`), with a
     two-tier price on top: `price` = (threshold tokens, price below, price above), $/M."""
-    S = curve["context"]
-    ok = curve["batch"] >= 1
+    S = curve.context
+    ok = curve.batch >= 1
     fig, ax = new_figure(8, 5)
     ax.plot(
         S[ok],
-        curve["usd_per_million_output_tokens"][ok],
+        curve.usd_per_million_output_tokens[ok],
         color="black",
         lw=3,
         alpha=0.6,
@@ -38,7 +38,7 @@ def write_cost_vs_context_figure(
     )
     ax.plot(
         S,
-        curve["usd_per_million_output_tokens_batch1"],
+        curve.usd_per_million_output_tokens_batch1,
         color="tab:orange",
         ls="--",
         label="batch 1",

@@ -87,11 +87,11 @@ def cost_against_context(req: CostVsContextRequest) -> dict[str, Any]:
     dep = deployment_of(req)
     contexts = req.contexts or _default_contexts()
     curve = cost_vs_context(dep, contexts)
-    none_fit = curve["context"][curve["batch"] < 1]
+    none_fit = curve.context[curve.batch < 1]
     out: dict[str, Any] = json_body(
         {
             **_about(dep),
-            **curve,
+            **curve.as_dict(),
             "max_context": dep.model.max_context,
             "no_fit_from": float(np.min(none_fit)) if none_fit.size else None,
         }
