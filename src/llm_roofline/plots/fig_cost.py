@@ -10,7 +10,13 @@ import numpy as np
 
 from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.units import hour
-from llm_roofline.deploy.curves import cost_vs_batch, cost_vs_tokens_per_pass, latency_cost_grid
+from llm_roofline.deploy.curves import (
+    CostCurve,
+    LatencyCostGrid,
+    cost_vs_batch,
+    cost_vs_tokens_per_pass,
+    latency_cost_grid,
+)
 from llm_roofline.engine.cost import pareto_frontier
 from llm_roofline.plots.canvas import MS, PER_M, new_figure, plain_log_labels, set_title
 from llm_roofline.plots.figure_spec import PlotSpec
@@ -22,13 +28,13 @@ if TYPE_CHECKING:
 __all__ = ["fig_cost_vs_batch", "fig_cost_vs_tokens_per_pass", "fig_latency_vs_cost"]
 
 
-def _cost_lines(ax: Any, x: FloatArray, c: dict[str, Any], *labels: str) -> None:
+def _cost_lines(ax: Any, x: FloatArray, c: CostCurve, *labels: str) -> None:
     """The three cost terms (dashed) and their total (thick), in $ per million tokens."""
     w, f, k, total = labels
-    ax.plot(x, c["weights"] * PER_M, label=w, color="tab:orange", ls="--")
-    ax.plot(x, c["compute"] * PER_M, label=f, color="tab:blue", ls="--")
-    ax.plot(x, c["kv"] * PER_M, label=k, color="tab:green", ls="--")
-    ax.plot(x, c["step"] * PER_M, label=total, color="black", lw=3, alpha=0.6)
+    ax.plot(x, c.terms["weights"] * PER_M, label=w, color="tab:orange", ls="--")
+    ax.plot(x, c.terms["compute"] * PER_M, label=f, color="tab:blue", ls="--")
+    ax.plot(x, c.terms["kv"] * PER_M, label=k, color="tab:green", ls="--")
+    ax.plot(x, c.terms["step"] * PER_M, label=total, color="black", lw=3, alpha=0.6)
 
 
 def fig_cost_vs_batch(p: PlotSpec) -> Figure:
@@ -46,7 +52,8 @@ def fig_cost_vs_batch(p: PlotSpec) -> Figure:
         "cost of the step, ideal",
     )
     if p.dep.profile is not None:
-        ax.plot(B, c["engine"] * PER_M, label=f"cost, {p.dep.engine} engine", color="tab:purple")
+        engine = f"cost, {p.dep.engine} engine"
+        ax.plot(B, c.terms["engine"] * PER_M, label=engine, color="tab:purple")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("batch B (sequences, up to the largest that fits)")
@@ -96,7 +103,7 @@ def fig_cost_vs_tokens_per_pass(p: PlotSpec) -> Figure:
         fontsize=8,
         color="grey",
     )
-    ratio = float(c["step"][0] / np.min(c["step"]))
+    ratio = float(c.terms["step"][0] / np.min(c.terms["step"]))
     label(
         ax,
         f"one sequence's decode (T = 1) costs {ratio:,.0f}× the cheapest pass per token\n"
@@ -135,18 +142,18 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     set_title(ax, title)
     ax.set_xlabel("$ per million output tokens")
     ax.set_ylabel("time per output token (ms)")
-    if g["chips"].size == 0:
+    if g.chips.size == 0:
         ax.plot([], [], " ", label="nothing to draw: the model fits on no chip count tried")
         ax.set_xticks([])
         ax.set_yticks([])
         legend(ax, "center")
         return fig
-    counts = sorted(set(g["chips"].astype(int)))
-    index = np.searchsorted(counts, g["chips"].astype(int))
+    counts = sorted(set(g.chips.astype(int)))
+    index = np.searchsorted(counts, g.chips.astype(int))
     cmap = colormaps["viridis"].resampled(len(counts))
     sc = ax.scatter(
-        g["usd_per_token"] * PER_M,
-        g["latency_s"] * MS,
+        g.usd_per_token * PER_M,
+        g.latency_s * MS,
         c=index,
         cmap=cmap,
         vmin=-0.5,
@@ -154,10 +161,10 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
         s=18,
         label="one chips × batch (colour: chips)",
     )
-    front = pareto_frontier(g["latency_s"], g["usd_per_token"])
+    front = pareto_frontier(g.latency_s, g.usd_per_token)
     ax.plot(
-        g["usd_per_token"][front] * PER_M,
-        g["latency_s"][front] * MS,
+        g.usd_per_token[front] * PER_M,
+        g.latency_s[front] * MS,
         color="black",
         lw=1.2,
         label="frontier: cheapest at each latency (labels: chips × batch)",
@@ -174,13 +181,13 @@ def fig_latency_vs_cost(p: PlotSpec) -> Figure:
     return fig
 
 
-def _frontier_labels(ax: Any, g: Any, front: Any) -> None:
+def _frontier_labels(ax: Any, g: LatencyCostGrid, front: Any) -> None:
     """Label about eight points of the frontier with their chips × batch."""
     for k in front[:: max(1, len(front) // 8)]:
-        x, y = g["usd_per_token"][k] * PER_M, g["latency_s"][k] * MS
+        x, y = g.usd_per_token[k] * PER_M, g.latency_s[k] * MS
         label(
             ax,
-            f"{int(g['chips'][k])}×{int(g['batch'][k])}",
+            f"{int(g.chips[k])}×{int(g.batch[k])}",
             [
                 *(Spot(x, y, ha, va) for va in ("bottom", "top") for ha in ("left", "right")),
                 *(Spot(x, y, ha, "center") for ha in ("left", "right")),

@@ -15,6 +15,7 @@ import numpy as np
 from llm_roofline._core.errors import LlmRooflineError
 from llm_roofline._core.units import mega
 from llm_roofline.deploy.curves import (
+    StepCurve,
     batch_axis,
     cost_vs_batch,
     latency_cost_grid,
@@ -54,9 +55,10 @@ def _one(a: Any) -> float | None:
     return _f(a)[0]
 
 
-def _curve(c: dict[str, Any], axis: str) -> dict[str, Any]:
-    out: dict[str, Any] = {axis: _f(c[axis]), **{k: _f(c[k]) for k in _TERMS}}
-    out["fits"] = [bool(x) for x in np.asarray(c["fits"]).ravel()]
+def _curve(c: StepCurve) -> dict[str, Any]:
+    figures = c.figures.as_dict()
+    out: dict[str, Any] = {c.axis: _f(c.points), **{k: _f(figures[k]) for k in _TERMS}}
+    out["fits"] = [bool(x) for x in np.asarray(c.fits).ravel()]
     return out
 
 
@@ -86,7 +88,7 @@ def _at_batch(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
     here = step_vs_batch(dep, S, [req.batch])
     mem = dep.memory(req.batch, S)
     fits = bool(mem.fits.flat[0])
-    bound = str(here["bound"][0])
+    bound = str(here.figures.bound[0])
     at = {k: _one(v) for k, v in here.items() if k not in ("bound", "fits", "batch")}
     if dep.profile is None:
         at["t_step_low_s"] = at["t_step_high_s"] = None
@@ -106,9 +108,9 @@ def _at_batch(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
         "memory_capacity_bytes": float(mem.capacity),
         "regime": _regime(
             bound,
-            float(here["t_compute_s"][0]),
-            float(here["t_weights_s"][0]),
-            float(here["t_kv_s"][0]),
+            float(here.figures.t_compute_s[0]),
+            float(here.figures.t_weights_s[0]),
+            float(here.figures.t_kv_s[0]),
             fits,
         ),
     }
@@ -141,13 +143,13 @@ def _costs(dep: Deployment, req: ReportRequest, B: Any) -> dict[str, Any]:
     }
     most = max(dep.chips, dep.chip.scale_up_domain, 8)  # the grid's own default, named here
     g = latency_cost_grid(dep, S, max_chips=most)
-    if g["chips"].size:
-        front = pareto_frontier(g["latency_s"], g["usd_per_token"])
+    if g.chips.size:
+        front = pareto_frontier(g.latency_s, g.usd_per_token)
         out["frontier"] = {
-            "latency_s": _f(g["latency_s"]),
-            "usd_per_million": _f(g["usd_per_token"] * mega),
-            "chips": _f(g["chips"]),
-            "batch": _f(g["batch"]),
+            "latency_s": _f(g.latency_s),
+            "usd_per_million": _f(g.usd_per_token * mega),
+            "chips": _f(g.chips),
+            "batch": _f(g.batch),
             "frontier": [int(i) for i in front],
         }
     else:
@@ -224,7 +226,7 @@ def report_body(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
         "drain_time_s": rep.drain_time_s,
         "max_batch": rep.max_batch,
         "at_batch": _at_batch(dep, req),
-        "step_vs_batch": _curve(step_vs_batch(dep, S, B), "batch"),
-        "step_vs_context": _curve(step_vs_context(dep, req.batch, contexts), "context_len"),
+        "step_vs_batch": _curve(step_vs_batch(dep, S, B)),
+        "step_vs_context": _curve(step_vs_context(dep, req.batch, contexts)),
         **_costs(dep, req, B),
     }
