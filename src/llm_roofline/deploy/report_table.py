@@ -97,12 +97,12 @@ def decode_report(dep: Deployment, *, context_len: int = 4096) -> DecodeReport:
     for i, b in enumerate(batches):
         row: dict[str, Any] = {"batch": int(b)}
         for k in ("t_compute_s", "t_weights_s", "t_kv_s", "t_comm_s", "t_ideal_s", "t_step_s"):
-            row[k] = float(fig[k][i])
-        row["t_step_low_s"] = float(fig["t_step_low_s"][i]) if ranged else None
-        row["t_step_high_s"] = float(fig["t_step_high_s"][i]) if ranged else None
-        row["bound"] = str(fig["bound"][i])
-        row["tokens_per_s"] = float(fig["tokens_per_s"][i])
-        row["usd_per_million_tokens"] = float(fig["usd_per_million_tokens"][i]) if priced else None
+            row[k] = float(getattr(fig, k)[i])
+        row["t_step_low_s"] = float(fig.t_step_low_s[i]) if ranged else None
+        row["t_step_high_s"] = float(fig.t_step_high_s[i]) if ranged else None
+        row["bound"] = str(fig.bound[i])
+        row["tokens_per_s"] = float(fig.tokens_per_s[i])
+        row["usd_per_million_tokens"] = float(fig.usd_per_million_tokens[i]) if priced else None
         row["fits"] = bool(b <= fit)
         rows.append(row)
     return DecodeReport(
@@ -206,13 +206,13 @@ def sweep(
                         "t_kv_s": float(step.t_kv[i, j]),
                         "t_comm_s": float(step.t_comm[i, j]),
                         "t_ideal_s": float(step.t_step[i, j]),
-                        "t_step_s": float(fig["t_step_s"][i, j]),
-                        "t_step_low_s": float(fig["t_step_low_s"][i, j]) if ranged else None,
-                        "t_step_high_s": float(fig["t_step_high_s"][i, j]) if ranged else None,
-                        "bound": str(fig["bound"][i, j]),
-                        "tokens_per_s": float(fig["tokens_per_s"][i, j]),
+                        "t_step_s": float(fig.t_step_s[i, j]),
+                        "t_step_low_s": float(fig.t_step_low_s[i, j]) if ranged else None,
+                        "t_step_high_s": float(fig.t_step_high_s[i, j]) if ranged else None,
+                        "bound": str(fig.bound[i, j]),
+                        "tokens_per_s": float(fig.tokens_per_s[i, j]),
                         "usd_per_million_tokens": (
-                            float(fig["usd_per_million_tokens"][i, j]) if priced else None
+                            float(fig.usd_per_million_tokens[i, j]) if priced else None
                         ),
                         "memory_per_chip_bytes": float(total[i, j]),
                         "fits": bool(fits[i, j]),
