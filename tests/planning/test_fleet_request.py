@@ -48,7 +48,8 @@ def _refused(hardware: object = ("h100-sxm",), **kw: object) -> InputError:
         (
             {"max_seqs": 64, "max_batched_tokens": 32},
             "max_batched_tokens",
-            "max_batched_tokens (32) must be at least max_seqs (64)",
+            "max_batched_tokens (32) must be at least max_seqs (64): every sequence in flight"
+            " decodes a token each step",
         ),
         ({"disagg": "maybe"}, "disagg", "disagg must be one of auto, yes, no, got 'maybe'"),
     ],

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from llm_roofline._core import units
+from llm_roofline._core.checks import batched_tokens
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError, LlmRooflineError, UnknownIdError
 from llm_roofline.deploy.inputs import engine_name
@@ -106,12 +107,7 @@ class FleetRequest:
         _positive("tpot_p99_s", self.tpot_p99_s)
         for name in ("max_chips", "requests", "max_seqs", "max_batched_tokens"):
             _positive(name, getattr(self, name), integer=True)
-        if self.max_batched_tokens < self.max_seqs:
-            raise InputError(
-                f"max_batched_tokens ({self.max_batched_tokens}) must be at least max_seqs "
-                f"({self.max_seqs})",
-                field="max_batched_tokens",
-            )
+        batched_tokens(self.max_seqs, self.max_batched_tokens)
 
     @classmethod
     def from_fields(cls, given: Mapping[str, Any], **override: Any) -> FleetRequest:

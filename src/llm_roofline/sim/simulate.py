@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from llm_roofline._core.checks import batched_tokens, positive_int
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import sig
 from llm_roofline.sim.entities import Pool
@@ -110,15 +111,9 @@ def _check_server(
     """Refuse a router, server limits or latency targets `simulate` cannot take."""
     if router not in ROUTERS:
         raise InputError(f"router must be one of {', '.join(ROUTERS)}, got {router!r}", "router")
-    for name, v in (("max_seqs", max_seqs), ("max_batched_tokens", max_batched_tokens)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(f"{name} must be a positive integer, got {v!r}", field=name)
-    if max_batched_tokens < max_seqs:
-        raise InputError(
-            f"max_batched_tokens ({max_batched_tokens}) must be at least max_seqs ({max_seqs}):"
-            " every sequence in flight decodes a token each step",
-            field="max_batched_tokens",
-        )
+    positive_int(max_seqs, "max_seqs")
+    positive_int(max_batched_tokens, "max_batched_tokens")
+    batched_tokens(max_seqs, max_batched_tokens)
     for name, s in (("slo_ttft", slo_ttft_s), ("slo_tpot", slo_tpot_s)):
         if s is not None and not (np.isfinite(s) and s > 0):
             raise InputError(f"{name} must be a positive time, got {s!r}", field=name)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from fastapi import APIRouter
 
+from llm_roofline._core.checks import batched_tokens
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import ms
 from llm_roofline.deploy.deployment import Deployment
@@ -145,12 +146,7 @@ def simulate(req: SimulateRequest) -> dict[str, Any]:
     if req.disagg is not None:
         pf, dep = disagg_pools(dep, *parse_disagg(req.disagg))
     work = _workload(req, dep)
-    if req.max_batched_tokens < req.max_seqs:  # before the work cap, which divides by it
-        raise InputError(
-            f"max_batched_tokens ({req.max_batched_tokens}) must be at least max_seqs "
-            f"({req.max_seqs}): every sequence in flight decodes a token each step",
-            field="max_batched_tokens",
-        )
+    batched_tokens(req.max_seqs, req.max_batched_tokens)  # before the work cap divides by it
     per_point = _curve_requests(req, dep, pf)
     server: dict[str, Any] = {
         "max_seqs": req.max_seqs,
