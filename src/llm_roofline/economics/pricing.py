@@ -13,6 +13,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from llm_roofline._core.checks import positive_number
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import day, sig
@@ -52,12 +53,6 @@ __all__ = [
 ]
 
 
-def _positive(v: float, name: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-        raise InputError(f"{name} must be a positive number, got {v!r}", field=name)
-    return float(v)
-
-
 # ---- reading prices backwards -------------------------------------------------------------
 
 
@@ -69,7 +64,9 @@ def decode_to_prefill_mfu(input_price: float, output_price: float) -> float:
     decode MFU. Output priced 5× input: decode runs at a fifth of prefill's utilisation,
     memory-bound with t_mem ≈ 5·t_compute (the lecture).
     """
-    return _positive(input_price, "input_price") / _positive(output_price, "output_price")
+    return positive_number(input_price, "input_price") / positive_number(
+        output_price, "output_price"
+    )
 
 
 def kv_bytes_from_price_step(
@@ -82,9 +79,9 @@ def kv_bytes_from_price_step(
     lecture: 100B active, ratio 300 multiply-adds per byte (600 FLOP/B), 200k tokens:
     2 · 100e9 / (600 · 200e3) ≈ 1,667 bytes per token.
     """
-    S = _positive(threshold_tokens, "threshold_tokens")
-    N = _positive(active_params, "active_params")
-    r = _positive(flops_per_byte, "flops_per_byte")
+    S = positive_number(threshold_tokens, "threshold_tokens")
+    N = positive_number(active_params, "active_params")
+    r = positive_number(flops_per_byte, "flops_per_byte")
     return 2.0 * N / (r * S)
 
 
@@ -115,7 +112,7 @@ def price_step_active_params(
             "model_active_params": model_n,
             "agrees": None,
         }
-    n = _positive(active_params, "active_params")
+    n = positive_number(active_params, "active_params")
     agrees = None if model_n is None else math.isclose(n, model_n, rel_tol=ACTIVE_PARAMS_AGREE)
     return {"active_params": n, "source": "given", "model_active_params": model_n, "agrees": agrees}
 
@@ -132,8 +129,8 @@ def catalog_kv_vs_price_step(
     implied: how many times more KV than a model of that size priced with that step could
     hold)}. Sorted by model id.
     """
-    S = _positive(threshold_tokens, "threshold_tokens")
-    r = _positive(flops_per_byte, "flops_per_byte")
+    S = positive_number(threshold_tokens, "threshold_tokens")
+    r = positive_number(flops_per_byte, "flops_per_byte")
     kvb = get_dtype(kv_dtype).bytes
     rows = []
     for mid in list_models():
@@ -341,13 +338,15 @@ def balance(
     inference's utilisation and 3·N FLOPs per token (the defaults), D_pt ≈ D_inf ≈ 1.5·D_rl,
     the lecture's balance; Chinchilla's compute-optimal budget is 20 tokens per parameter.
     """
-    rate = _positive(tokens_per_s, "tokens_per_s")
-    seconds = _positive(days, "days") * day
-    N = _positive(active_params, "active_params")
-    mfu_pt = _positive(pretrain_mfu, "pretrain_mfu")
-    mfu_inf = _positive(inference_mfu if inference_mfu is not None else mfu_pt / 3, "inference_mfu")
-    mfu_rl = _positive(rl_mfu if rl_mfu is not None else mfu_inf, "rl_mfu")
-    k_rl = _positive(rl_flops_per_token, "rl_flops_per_token")
+    rate = positive_number(tokens_per_s, "tokens_per_s")
+    seconds = positive_number(days, "days") * day
+    N = positive_number(active_params, "active_params")
+    mfu_pt = positive_number(pretrain_mfu, "pretrain_mfu")
+    mfu_inf = positive_number(
+        inference_mfu if inference_mfu is not None else mfu_pt / 3, "inference_mfu"
+    )
+    mfu_rl = positive_number(rl_mfu if rl_mfu is not None else mfu_inf, "rl_mfu")
+    k_rl = positive_number(rl_flops_per_token, "rl_flops_per_token")
     d_inf = rate * seconds
     cost = 2.0 * N * d_inf / mfu_inf  # in FLOP-at-peak units; N cancels below
     d_pt = cost * mfu_pt / (6.0 * N)

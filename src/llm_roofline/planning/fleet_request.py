@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from llm_roofline._core import units
-from llm_roofline._core.checks import batched_tokens
+from llm_roofline._core.checks import batched_tokens, positive_int, positive_number
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError, LlmRooflineError, UnknownIdError
 from llm_roofline.deploy.inputs import engine_name
@@ -25,15 +25,6 @@ __all__ = ["DISAGG_CHOICES", "FleetRequest", "priced_chips"]
 DISAGG_CHOICES = ("auto", "yes", "no")
 # the targets as the web and the command line take them (ms), and the request's own (seconds)
 _IN_MS = {"ttft_p90_ms": "ttft_p90_s", "tpot_p99_ms": "tpot_p99_s"}
-
-
-def _positive(name: str, v: object, *, integer: bool = False) -> None:
-    ok = not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(v) and v > 0
-    if integer:
-        ok = ok and isinstance(v, int)
-    if not ok:
-        kind = "a positive integer" if integer else "a positive number"
-        raise InputError(f"{name} must be {kind}, got {v!r}", field=name)
 
 
 @dataclass(frozen=True)
@@ -99,14 +90,14 @@ class FleetRequest:
 
     def _check_numbers(self) -> None:
         if self.time_limit_s is not None:
-            _positive("time_limit_s", self.time_limit_s)
-        _positive("rate", self.rate)
+            positive_number(self.time_limit_s, "time_limit_s")
+        positive_number(self.rate, "rate")
         for name in ("input_len", "output_len"):
-            _positive(name, getattr(self, name), integer=True)
-        _positive("ttft_p90_s", self.ttft_p90_s)
-        _positive("tpot_p99_s", self.tpot_p99_s)
+            positive_int(getattr(self, name), name)
+        positive_number(self.ttft_p90_s, "ttft_p90_s")
+        positive_number(self.tpot_p99_s, "tpot_p99_s")
         for name in ("max_chips", "requests", "max_seqs", "max_batched_tokens"):
-            _positive(name, getattr(self, name), integer=True)
+            positive_int(getattr(self, name), name)
         batched_tokens(self.max_seqs, self.max_batched_tokens)
 
     @classmethod

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from llm_roofline._core.checks import positive_int
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
 from llm_roofline.deploy.fit_advice import fit_message, no_fit_reason
@@ -60,8 +61,7 @@ def disagg_pools(dep: Deployment, prefill: int, decode: int) -> tuple[Deployment
     """`prefill` and `decode` instances, each one instance of `dep` (its chips over its
     replicas, its split): the prefill pool's deployment and the decode pool's."""
     for name, v in (("prefill", prefill), ("decode", decode)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(f"{name} instances must be a positive integer, got {v!r}", "disagg")
+        positive_int(v, f"{name} instances", field="disagg")
     one = dep.instance_chips
     return (
         replace(dep, chips=one * prefill, replicas=prefill),
