@@ -214,12 +214,8 @@ class CommModel:
             v = getattr(self, name)
             if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
                 raise InputError(f"{name} must be zero or positive, got {v!r}", field=name)
-        n = self.allreduces_per_layer
-        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-            raise InputError(
-                f"allreduces_per_layer must be a positive integer, got {n!r}",
-                field="allreduces_per_layer",
-            )
+        if self.allreduces_per_layer is not None:
+            positive_int(self.allreduces_per_layer, "allreduces_per_layer")
         if self.overlap not in COMM_OVERLAP:
             raise InputError(
                 f"comm overlap must be one of {', '.join(COMM_OVERLAP)}, got {self.overlap!r}",
