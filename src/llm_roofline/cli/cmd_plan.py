@@ -24,6 +24,7 @@ from llm_roofline.cli._common import (
     print_table,
     progress_bar,
 )
+from llm_roofline.engine.cost import is_priced
 
 if TYPE_CHECKING:
     from llm_roofline.hardware.chip import Chip
@@ -95,7 +96,7 @@ def _chips(args: argparse.Namespace) -> list[Chip]:
     pairs = [pair for g in given if not isinstance(g, float) for pair in g]
     chips = priced_chips(chips, pairs, field="price")
     for c in chips:
-        if not c.price_usd_per_s > 0:
+        if not is_priced(c):
             raise InputError(
                 f"{c.id} has no price in the catalog, and plan ranks fleets by cost: give "
                 f"--price USD per chip-hour",

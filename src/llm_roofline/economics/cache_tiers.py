@@ -22,6 +22,7 @@ from llm_roofline._core.units import giga, mega, year
 from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.deploy.fit_advice import FitAdvice, fit_advice
 from llm_roofline.economics.token_costs import check_context, deployment_price, prefill_time
+from llm_roofline.engine.cost import is_priced
 from llm_roofline.engine.roofline import as_system
 from llm_roofline.hardware.chip import Chip
 
@@ -63,7 +64,7 @@ def _tier_records() -> dict[str, dict[str, Any]]:
 def load_tiers(hardware: str | Chip) -> list[Tier]:
     """HBM (the chip's own memory and rental price) and the device tiers of data/tiers.toml."""
     chip = hardware if isinstance(hardware, Chip) else as_system(hardware).chip
-    if not chip.price_usd_per_s > 0:
+    if not is_priced(chip):
         raise InputError(f"{chip.id} has no price in the catalog", field="price_usd_per_hour")
     tiers = [
         Tier(

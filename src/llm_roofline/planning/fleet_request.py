@@ -15,6 +15,7 @@ from llm_roofline._core.checks import batched_tokens, positive_int, positive_num
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError, LlmRooflineError, UnknownIdError
 from llm_roofline.deploy.inputs import engine_name
+from llm_roofline.engine.cost import is_priced
 from llm_roofline.hardware.catalog import get_hardware
 from llm_roofline.hardware.chip import Chip
 from llm_roofline.model.checkpoints import get_model
@@ -162,7 +163,7 @@ def _chips(hardware: Sequence[str | Chip]) -> tuple[Chip, ...]:
             raise InputError(f"two different chips are called {c.id!r}", field="hardware")
         if same:
             continue
-        if not c.price_usd_per_s > 0:
+        if not is_priced(c):
             raise InputError(
                 f"{c.id} has no price in the catalog; plan ranks fleets by cost (give a chip "
                 "record with price_usd_per_hour)",

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.engine.cost import is_priced
 from llm_roofline.plots.canvas import import_matplotlib, save
 from llm_roofline.plots.fig_cost import (
     fig_cost_vs_batch,
@@ -90,7 +91,7 @@ def figure_jobs(
     p = PlotSpec(dep, context_len)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    priced = dep.chip.price_usd_per_s > 0
+    priced = is_priced(dep.chip)
     names = [n for n in FIGURES if priced or n not in NEEDS_PRICE]
 
     def job(name: str) -> Callable[[], object]:

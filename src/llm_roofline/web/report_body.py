@@ -24,7 +24,7 @@ from llm_roofline.deploy.curves import (
 )
 from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.deploy.report_table import DecodeReport, decode_report, fit_message
-from llm_roofline.engine.cost import pareto_frontier
+from llm_roofline.engine.cost import is_priced, pareto_frontier
 from llm_roofline.engine.roofline import balanced_context
 from llm_roofline.model.hf.config import unknown_type_note
 from llm_roofline.web.schemas import ReportRequest
@@ -92,7 +92,7 @@ def _at_batch(dep: Deployment, req: ReportRequest) -> dict[str, Any]:
     at = {k: _one(v) for k, v in here.items() if k not in ("bound", "fits", "batch")}
     if dep.profile is None:
         at["t_step_low_s"] = at["t_step_high_s"] = None
-    if not dep.chip.price_usd_per_s > 0:
+    if not is_priced(dep.chip):
         at["usd_per_million_tokens"] = None
     # each sequence gets one token a step: a user's tokens/s (the whole batch's is tokens_per_s)
     t = at["t_step_s"]
@@ -133,7 +133,7 @@ def _costs(dep: Deployment, req: ReportRequest, B: Any) -> dict[str, Any]:
         "cost_note": None,
         "frontier_note": None,
     }
-    if not dep.chip.price_usd_per_s > 0:
+    if not is_priced(dep.chip):
         out["cost_note"] = out["frontier_note"] = _unpriced_note(dep, req)
         return out
     c = cost_vs_batch(dep, S, B)
