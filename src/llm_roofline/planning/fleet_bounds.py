@@ -11,9 +11,10 @@ import numpy as np
 
 from llm_roofline._core.errors import LlmRooflineError
 from llm_roofline.deploy.deployment import Deployment, deployment
+from llm_roofline.engine.candidates import candidates, powers
+from llm_roofline.engine.parallel import CommModel
 from llm_roofline.hardware.chip import Chip
 from llm_roofline.planning.fleet_request import FleetRequest
-from llm_roofline.planning.optimize import powers, splits
 from llm_roofline.sim.simulate import kv_capacity
 from llm_roofline.sim.workload import Workload, make_workload
 
@@ -90,19 +91,20 @@ def instance_shapes(request: FleetRequest, seen: Traffic) -> list[Shape]:
     """Every instance shape of the request's chips (1, 2, 4, ... chips, at most max_chips and
     MAX_INSTANCE_CHIPS) that holds the model and the longest request, with its bounds."""
     shapes: list[Shape] = []
+    counts = powers(min(request.max_chips, MAX_INSTANCE_CHIPS))
     for chip in request.chips:
-        for n in powers(min(request.max_chips, MAX_INSTANCE_CHIPS)):
+        for n in counts:
             shapes += _bounds(request, seen, chip, n)
     return shapes
 
 
 def _bounds(request: FleetRequest, seen: Traffic, chip: Chip, n: int) -> list[Shape]:
     """The instance shapes of `n` chips that hold the model and the longest request, with
-    their bounds (step 1)."""
+    their bounds (step 1); a split the chip's links cannot carry is left out (`candidates`)."""
     spec = request.spec
     found = []
     experts = max((g.ffn.n_experts for g in spec.groups), default=0)
-    for par in splits(spec, n):
+    for _, par in candidates(spec, chip, CommModel(), [n]):
         if not experts and par.tp * par.pp != n:
             continue  # data parallel inside an instance: the same as replicas
         try:
