@@ -22,11 +22,11 @@ from numpy.typing import NDArray
 from llm_roofline._core import checks, units
 from llm_roofline._core.errors import InputError
 from llm_roofline.deploy.deployment import Deployment
-from llm_roofline.engine.candidates import candidates, powers, splits
+from llm_roofline.engine.candidates import candidates, powers
 from llm_roofline.engine.cost import pareto_frontier, require_price, usd_per_token_from
 from llm_roofline.engine.parallel import Parallelism
 
-__all__ = ["COLUMNS", "SearchResult", "powers", "search", "splits"]
+__all__ = ["COLUMNS", "SearchResult", "search"]
 
 COLUMNS = (
     "chips",
