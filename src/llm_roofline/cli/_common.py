@@ -207,9 +207,16 @@ def system_flags(
         help="a catalog id (`llm-roofline hardware` lists them) or a chip record FILE.toml "
         "(`llm-roofline hardware ID --toml` prints one to edit)" + need,
     )
-    if not chips:
-        pass  # the verb chooses the chip counts itself (optimize)
-    elif chips_list:
+    if chips:  # else the verb chooses the chip counts itself (optimize)
+        _chips_flag(p, chips_list)
+    if split:
+        _split_flags(p)
+    _dtype_engine_price_flags(p)
+
+
+def _chips_flag(p: argparse.ArgumentParser, chips_list: bool) -> None:
+    """`--chips`: one count, or a list of them (`chips_list`, for a sweep)."""
+    if chips_list:
         p.add_argument(
             "--chips",
             type=int_list,
@@ -223,21 +230,29 @@ def system_flags(
             default=1,
             help="chips in all, every replica's (default 1)",
         )
-    if split:
-        rule = "(default: the split rule chooses, docs/deployment.md)"
-        p.add_argument("--tp", type=positive_int, help=f"tensor parallel degree {rule}")
-        p.add_argument("--pp", type=positive_int, help=f"pipeline stages {rule}")
-        p.add_argument("--ep", type=positive_int, help=f"expert parallel degree {rule}")
-        p.add_argument(
-            "--replicas",
-            type=positive_int,
-            help=f"independent instances, each holding the whole model {rule}",
-        )
-        p.add_argument(
-            "--pad-heads",
-            action="store_true",
-            help="pad query heads up to a multiple of tp (as ESTI did for PaLM; default: no)",
-        )
+
+
+def _split_flags(p: argparse.ArgumentParser) -> None:
+    """The split of the chips: --tp, --pp, --ep, --replicas and --pad-heads."""
+    rule = "(default: the split rule chooses, docs/deployment.md)"
+    p.add_argument("--tp", type=positive_int, help=f"tensor parallel degree {rule}")
+    p.add_argument("--pp", type=positive_int, help=f"pipeline stages {rule}")
+    p.add_argument("--ep", type=positive_int, help=f"expert parallel degree {rule}")
+    p.add_argument(
+        "--replicas",
+        type=positive_int,
+        help=f"independent instances, each holding the whole model {rule}",
+    )
+    p.add_argument(
+        "--pad-heads",
+        action="store_true",
+        help="pad query heads up to a multiple of tp (as ESTI did for PaLM; default: no)",
+    )
+
+
+def _dtype_engine_price_flags(p: argparse.ArgumentParser) -> None:
+    """The data types, the overlap, the engine and the price: --weight-dtype, --kv-dtype,
+    --overlap, --engine and --price."""
     p.add_argument(
         "--weight-dtype",
         default="bf16",

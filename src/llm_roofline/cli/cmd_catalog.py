@@ -15,7 +15,7 @@ from llm_roofline.cli._common import (
     print_table,
     time_cells,
 )
-from llm_roofline.hardware.chip import STATUSES
+from llm_roofline.hardware.chip import STATUSES, Chip
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -87,35 +87,45 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         raise InputError("--toml prints one record: give its id, e.g. hardware h100-sxm --toml")
     else:
         chips = [get_hardware(hid) for hid in list_hardware()]
-    rows: list[dict[str, Any]] = []
-    for c in chips:
-        hid = c.id
-        if args.filter and args.filter.lower() not in f"{hid} {c.name} {c.vendor}".lower():
-            continue
-        if args.status and c.status != args.status:
-            continue
-        rows.append(
-            {
-                "id": hid,
-                "name": c.name,
-                "vendor": c.vendor,
-                "class": c.chip_class,
-                "status": c.status,
-                "peak_flops": {k: v for k, v in c.peak_flops.items()},
-                "memory_bytes": c.memory_bytes,
-                "memory_bandwidth_bytes_per_s": c.memory_bw,
-                "ops_per_byte": c.ops_per_byte,
-                "drain_time_s": c.drain_time_s,
-                "scale_up_domain": c.scale_up_domain,
-                "price_usd_per_hour": c.price_usd_per_s * units.hour or None,
-                "price_date": c.price_date or None,
-                "estimated": list(c.estimated),
-                "sources": dict(c.sources),
-            }
-        )
+    rows = [_hardware_row(c) for c in chips if _hardware_wanted(c, args)]
     if args.json:
         dump_json(rows)
         return 0
+    _print_hardware_table(rows, {c.id: c for c in chips})
+    _print_hardware_notes(rows, args.sources)
+    return 0
+
+
+def _hardware_wanted(c: Chip, args: argparse.Namespace) -> bool:
+    """Whether a chip passes --filter (a substring of its id, name or vendor) and --status."""
+    if args.filter and args.filter.lower() not in f"{c.id} {c.name} {c.vendor}".lower():
+        return False
+    return not (args.status and c.status != args.status)
+
+
+def _hardware_row(c: Chip) -> dict[str, Any]:
+    """One chip's record as `hardware --json` prints it (SI units)."""
+    return {
+        "id": c.id,
+        "name": c.name,
+        "vendor": c.vendor,
+        "class": c.chip_class,
+        "status": c.status,
+        "peak_flops": {k: v for k, v in c.peak_flops.items()},
+        "memory_bytes": c.memory_bytes,
+        "memory_bandwidth_bytes_per_s": c.memory_bw,
+        "ops_per_byte": c.ops_per_byte,
+        "drain_time_s": c.drain_time_s,
+        "scale_up_domain": c.scale_up_domain,
+        "price_usd_per_hour": c.price_usd_per_s * units.hour or None,
+        "price_date": c.price_date or None,
+        "estimated": list(c.estimated),
+        "sources": dict(c.sources),
+    }
+
+
+def _print_hardware_table(rows: list[dict[str, Any]], by_id: dict[str, Chip]) -> None:
+    """The catalog's table: one line a chip, its 16-bit FLOP/s read from the chip itself."""
     drain_unit, drains = time_cells([r["drain_time_s"] for r in rows])
     headers = [
         "id",
@@ -129,7 +139,6 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         "$/chip-h",
     ]
     table = []
-    by_id = {c.id: c for c in chips}
     for r, drain in zip(rows, drains, strict=True):
         c = by_id[r["id"]]
         table.append(
@@ -146,7 +155,11 @@ def cmd_hardware(args: argparse.Namespace) -> int:
             ]
         )
     print_table(plural(len(rows), "chip"), headers, table)
-    # the notes below the table, not in it: a column of them made it 220 characters wide
+
+
+def _print_hardware_notes(rows: list[dict[str, Any]], sources: bool) -> None:
+    """The notes below the table, not in it (a column of them made it 220 characters wide):
+    chips announced, figures estimated, and with --sources the source of every figure."""
     announced = [r["id"] for r in rows if r["status"] == "announced"]
     if announced:
         print(f"announced, not shipping yet: {', '.join(announced)}")
@@ -155,12 +168,11 @@ def cmd_hardware(args: argparse.Namespace) -> int:
         print("estimated, not published (--sources gives the basis):")
         for r in estimated:
             print(f"  {r['id']}: {', '.join(r['estimated'])}")
-    if args.sources:
+    if sources:
         for r in rows:
             print(f"{r['id']}:")
             for key, src in sorted(r["sources"].items()):
                 print(f"  {key}: {src}")
-    return 0
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from llm_roofline._core import units
 from llm_roofline.cli._common import (
@@ -25,21 +26,17 @@ from llm_roofline.cli._common import (
     time_cells,
 )
 
+if TYPE_CHECKING:
+    from llm_roofline.hardware.chip import Chip
+    from llm_roofline.planning.optimize import SearchResult
+
 
 def cmd_optimize(args: argparse.Namespace) -> int:
     from llm_roofline.planning.optimize import search
 
     dep = deployment_from_args(args, 1)  # model, chip, types, engine; the search does the rest
     chip = dep.chip
-    if not chip.price_usd_per_s > 0:  # the search's own error cannot name the flag
-        from llm_roofline._core.errors import InputError
-
-        why = "--price 0 is hardware you own" if args.price == 0 else "none in the catalog"
-        raise InputError(
-            f"{chip.id} has no price ({why}); optimize ranks by $ per token: give --price USD "
-            "per chip-hour, e.g. --price 2",
-            field="price",
-        )
+    _require_price(chip, args.price)
     with progress_bar("searching chips × split × batch") as progress:
         res = search(
             dep,
@@ -63,66 +60,97 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             }
         )
     else:
-        tpot_unit, tpots = time_cells([r["tpot_s"] for r in front])
-        ttft_unit, ttfts = time_cells([r["ttft_s"] for r in front])
-        headers = (
-            "chips",
-            "tp",
-            "pp",
-            "ep",
-            "dp",
-            "batch",
-            f"TPOT ({tpot_unit})",
-            f"TTFT ({ttft_unit})",
-            "tok/s/user",
-            "tok/s/chip",
-            "$/M tokens",
-        )
-        rows = [
-            (
-                str(r["chips"]),
-                str(r["tp"]),
-                str(r["pp"]),
-                str(r["ep"]),
-                str(r["dp"]),
-                f"{r['batch']:,}",
-                tpot,
-                ttft,
-                f"{r['tokens_per_s_per_user']:,.1f}",
-                f"{r['tokens_per_s_per_chip']:,.0f}",
-                fmt_money(r["usd_per_million_tokens"]),
-            )
-            for r, tpot, ttft in zip(front, tpots, ttfts, strict=True)
-        ]
-        print_table(
-            f"frontier ({res.engine} engine): {len(front)} of {res.points['batch'].size:,} "
-            f"configurations "
-            f"({res.configs_tried} splits) of {args.model} on up to {args.max_chips} × "
-            f"{chip.id}, context {args.context:,}",
-            headers,
-            rows,
-        )
-        if best is None:
-            print("no configuration meets the targets")
-        else:
-            print(
-                f"cheapest meeting the targets: {plural(best['chips'], 'chip')}, "
-                f"tp {best['tp']}, pp {best['pp']}, ep {best['ep']}, dp {best['dp']}, "
-                f"batch {best['batch']:,}: "
-                f"TPOT {fmt_time(best['tpot_s'])}, TTFT {fmt_time(best['ttft_s'])}, "
-                f"{fmt_money(best['usd_per_million_tokens'])} per million tokens"
-            )
+        _print_frontier(res, front, args, chip.id)
+        _print_best(best)
     if args.out:
-        from llm_roofline.plots import write_frontier_figure
-
-        stem = Path(args.out) / f"{Path(str(args.model)).name}_{chip.id}_frontier"
-        write_frontier_figure(
-            res,
-            f"{args.model} on up to {args.max_chips} × {chip.name}, context {args.context:,}",
-            stem,
-        )
-        print(f"wrote the frontier figure to {stem}.png and .svg", file=sys.stderr)
+        _write_frontier(res, args, chip)
     return 0
+
+
+def _require_price(chip: Chip, given: float | None) -> None:
+    """Refuse a chip with no price (`given`: --price), naming the flag: the search ranks by $
+    per token, and its own error cannot name the flag."""
+    if not chip.price_usd_per_s > 0:
+        from llm_roofline._core.errors import InputError
+
+        why = "--price 0 is hardware you own" if given == 0 else "none in the catalog"
+        raise InputError(
+            f"{chip.id} has no price ({why}); optimize ranks by $ per token: give --price USD "
+            "per chip-hour, e.g. --price 2",
+            field="price",
+        )
+
+
+def _print_frontier(
+    res: SearchResult, front: list[dict[str, Any]], args: argparse.Namespace, chip_id: str
+) -> None:
+    """The frontier's table: one line a configuration, tokens/s per user against $."""
+    tpot_unit, tpots = time_cells([r["tpot_s"] for r in front])
+    ttft_unit, ttfts = time_cells([r["ttft_s"] for r in front])
+    headers = (
+        "chips",
+        "tp",
+        "pp",
+        "ep",
+        "dp",
+        "batch",
+        f"TPOT ({tpot_unit})",
+        f"TTFT ({ttft_unit})",
+        "tok/s/user",
+        "tok/s/chip",
+        "$/M tokens",
+    )
+    rows = [
+        (
+            str(r["chips"]),
+            str(r["tp"]),
+            str(r["pp"]),
+            str(r["ep"]),
+            str(r["dp"]),
+            f"{r['batch']:,}",
+            tpot,
+            ttft,
+            f"{r['tokens_per_s_per_user']:,.1f}",
+            f"{r['tokens_per_s_per_chip']:,.0f}",
+            fmt_money(r["usd_per_million_tokens"]),
+        )
+        for r, tpot, ttft in zip(front, tpots, ttfts, strict=True)
+    ]
+    print_table(
+        f"frontier ({res.engine} engine): {len(front)} of {res.points['batch'].size:,} "
+        f"configurations "
+        f"({res.configs_tried} splits) of {args.model} on up to {args.max_chips} × "
+        f"{chip_id}, context {args.context:,}",
+        headers,
+        rows,
+    )
+
+
+def _print_best(best: dict[str, Any] | None) -> None:
+    """The line below the frontier: its cheapest point meeting the targets, or that none does."""
+    if best is None:
+        print("no configuration meets the targets")
+    else:
+        print(
+            f"cheapest meeting the targets: {plural(best['chips'], 'chip')}, "
+            f"tp {best['tp']}, pp {best['pp']}, ep {best['ep']}, dp {best['dp']}, "
+            f"batch {best['batch']:,}: "
+            f"TPOT {fmt_time(best['tpot_s'])}, TTFT {fmt_time(best['ttft_s'])}, "
+            f"{fmt_money(best['usd_per_million_tokens'])} per million tokens"
+        )
+
+
+def _write_frontier(res: SearchResult, args: argparse.Namespace, chip: Chip) -> None:
+    """The frontier figure (PNG and SVG) into --out."""
+    from llm_roofline.plots import write_frontier_figure
+
+    stem = Path(args.out) / f"{Path(str(args.model)).name}_{chip.id}_frontier"
+    write_frontier_figure(
+        res,
+        f"{args.model} on up to {args.max_chips} × {chip.name}, context {args.context:,}",
+        stem,
+    )
+    print(f"wrote the frontier figure to {stem}.png and .svg", file=sys.stderr)
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:

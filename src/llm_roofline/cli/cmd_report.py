@@ -35,12 +35,29 @@ if TYPE_CHECKING:
 
 
 def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
-    from llm_roofline.deploy.report_table import (
-        engine_efficiencies,
-        engine_parts,
-        parts_note,
-        released_dtype_note,
-    )
+    """The report as text: the deployment, the lecture's numbers, a table over batch."""
+    _print_heading(rep, dep)
+    lines = _lecture_lines(rep, dep)
+    width = max(len(label) for label, _ in lines) + 3
+    for label, value in lines:
+        print(f"  {label:<{width}}{value}")
+    if rep.fit_message or rep.max_batch < 1:
+        from llm_roofline.deploy.fit_advice import no_fit_reason
+
+        line = rep.fit_message.removeprefix("does not fit: ")
+        why = no_fit_reason(line, rep.context_len, rep.max_batch)
+        print(f"  DOES NOT FIT at batch 1: {why}.")
+        print("  Times below are computed anyway.")
+    # one unit for every time column (the one the engine's slowest step reads best in), so
+    # the columns compare at a glance
+    scale, unit = time_unit(max(r["t_step_s"] for r in rep.rows))
+    _print_batch_table(rep, scale, unit)
+    _print_table_notes(rep, dep, args, scale, unit)
+
+
+def _print_heading(rep: Any, dep: Deployment) -> None:
+    """What is reported: model, chips, context, types, split, engine, and warnings."""
+    from llm_roofline.deploy.report_table import released_dtype_note
 
     print(
         f"{rep.model} on {rep.chips} × {rep.hardware}, context {rep.context_len:,} tokens, "
@@ -56,6 +73,10 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
             f"  WARNING: context {rep.context_len:,} is beyond the model's trained maximum "
             f"({rep.max_context:,}); the numbers below extrapolate"
         )
+
+
+def _lecture_lines(rep: Any, dep: Deployment) -> list[tuple[str, str]]:
+    """The lecture's numbers, each with what it is, for a reader who has not seen the lecture."""
     from llm_roofline._core.errors import InputError
     from llm_roofline.engine.balance import balanced_context
 
@@ -65,7 +86,6 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
         )
     except InputError:  # a model with no KV cache to fetch: no such context
         s_bal = None
-    # each of the lecture's numbers with what it is, for a reader who has not seen the lecture
     lines = [
         (
             "latency floor (read once each weight a token needs: the fastest a token can come)",
@@ -92,28 +112,20 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
                 f"{s_bal:,.0f} tokens",
             )
         )
-    lines += [
+    return [
+        *lines,
         (
             "memory drain time (capacity ÷ bandwidth: every byte read once)",
             fmt_time(rep.drain_time_s),
         ),
         ("largest batch that fits", f"{rep.max_batch:,}"),
     ]
-    width = max(len(label) for label, _ in lines) + 3
-    for label, value in lines:
-        print(f"  {label:<{width}}{value}")
-    if rep.fit_message or rep.max_batch < 1:
-        from llm_roofline.deploy.fit_advice import no_fit_reason
 
-        line = rep.fit_message.removeprefix("does not fit: ")
-        why = no_fit_reason(line, rep.context_len, rep.max_batch)
-        print(f"  DOES NOT FIT at batch 1: {why}.")
-        print("  Times below are computed anyway.")
+
+def _print_batch_table(rep: Any, scale: float, unit: str) -> None:
+    """The table over batch: ideal terms and step, the engine's step, tokens/s, $, fit."""
     ranged = rep.engine != "ideal"
     rows = rep.rows
-    # one unit for every time column (the one the engine's slowest step reads best in), so
-    # the columns compare at a glance
-    scale, unit = time_unit(max(r["t_step_s"] for r in rows))
 
     def col(key: str) -> list[str]:
         return [fmt_num(r[key] / scale) if r[key] else "-" for r in rows]
@@ -141,23 +153,31 @@ def _print_report(rep: Any, dep: Deployment, args: argparse.Namespace) -> None:
         "fits",
     ]
     cells = [col(k) for k in ("t_compute_s", "t_weights_s", "t_kv_s", "t_comm_s", "t_ideal_s")]
-    table = []
-    for i, r in enumerate(rows):
-        table.append(
-            (
-                f"{r['batch']:,}",
-                *(c[i] for c in cells),
-                *([est[i]] if ranged else []),
-                r["bound"],
-                f"{r['tokens_per_s']:,.0f}",
-                fmt_money(r["usd_per_million_tokens"]),
-                "yes" if r["fits"] else "NO",
-            )
+    table = [
+        (
+            f"{r['batch']:,}",
+            *(c[i] for c in cells),
+            *([est[i]] if ranged else []),
+            r["bound"],
+            f"{r['tokens_per_s']:,.0f}",
+            fmt_money(r["usd_per_million_tokens"]),
+            "yes" if r["fits"] else "NO",
         )
+        for i, r in enumerate(rows)
+    ]
     print_table("", headers, table)
+
+
+def _print_table_notes(
+    rep: Any, dep: Deployment, args: argparse.Namespace, scale: float, unit: str
+) -> None:
+    """Below the table: what its terms are, the engine's step as its parts, why no $/token."""
+    from llm_roofline.deploy.report_table import engine_efficiencies, engine_parts, parts_note
+
+    rows = rep.rows
     print(f"  {parts_note(dep)}")
     print("  tokens/s: the whole batch's, batch ÷ step (one user gets one token a step)")
-    if ranged:
+    if rep.engine != "ideal":
         eff = ", ".join(f"{k} {v:.0%}" for k, v in engine_efficiencies(dep).items())
         ends = [rows[0], rows[-1]] if len(rows) > 1 else rows[:1]
         sums = "; ".join(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_roofline._core import units
 from llm_roofline.cli._common import (
@@ -20,6 +20,11 @@ from llm_roofline.cli._common import (
     system_flags,
     time_cells,
 )
+
+if TYPE_CHECKING:
+    from llm_roofline.deploy.deployment import Deployment
+    from llm_roofline.sim.simulate import SimResult
+    from llm_roofline.sim.workload import Workload
 
 
 def _workload(args: argparse.Namespace, max_context: int) -> Any:
@@ -82,51 +87,72 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         rate=args.rate,
         prefill_pool=pf,
     )
-    s = res.summary
-    if args.out:
-        from llm_roofline.plots.fig_simulation import write_simulation_figures
-
-        server = {
-            "max_seqs": args.max_seqs,
-            "max_batched_tokens": args.max_batched_tokens,
-            "prefill_pool": pf,
-        }
-        written = write_simulation_figures(dep, work, res, Path(args.out), server)
-    else:
-        written = []
+    written = _write_figures(args, dep, work, res, pf) if args.out else []
     if args.json:
         dump_json(
             {
                 "deployment": dep.as_dict(),
                 "prefill_deployment": pf.as_dict() if pf is not None else None,
                 "workload": work.description,
-                **s,
+                **res.summary,
                 "preemptions": int(res.stats["preemptions"]),
                 "kv_tokens_per_instance": int(res.stats["kv_tokens_per_instance"]),
                 "figures": [str(p) for p in written],
             }
         )
         return 0
+    print(_served_on(dep, pf))
+    print(f"traffic: {_traffic(work.description, dep.model.max_context)}")
+    _print_latency(res.summary)
+    _print_rates(args, res)
+    for p in written:
+        print(f"wrote {p}")
+    return 0
+
+
+def _write_figures(
+    args: argparse.Namespace,
+    dep: Deployment,
+    work: Workload,
+    res: SimResult,
+    pf: Deployment | None,
+) -> list[Path]:
+    """The figures of --out: latency against load, and the run's queue and KV."""
+    from llm_roofline.plots.fig_simulation import write_simulation_figures
+
+    server = {
+        "max_seqs": args.max_seqs,
+        "max_batched_tokens": args.max_batched_tokens,
+        "prefill_pool": pf,
+    }
+    return write_simulation_figures(dep, work, res, Path(args.out), server)
+
+
+def _served_on(dep: Deployment, pf: Deployment | None) -> str:
+    """The first line: the model on its chips, split or disaggregated, and the engine."""
     if pf is None:
-        print(
+        return (
             f"{dep.model_id} on {dep.chips} × {dep.chip.id} ({dep.split_text()}), "
             f"engine {dep.engine}"
         )
-    else:
-        print(
-            f"{dep.model_id} on {pf.chips + dep.chips} × {dep.chip.id}, disaggregated: "
-            f"{pf.replicas} prefill and {dep.replicas} decode instances of "
-            f"{dep.instance_chips} chip{'s' if dep.instance_chips > 1 else ''} "
-            f"(tp {dep.tp} · pp {dep.pp}), engine {dep.engine}"
-        )
-    print(f"traffic: {_traffic(work.description, dep.model.max_context)}")
-    cap = s["capacity_rps"]
+    return (
+        f"{dep.model_id} on {pf.chips + dep.chips} × {dep.chip.id}, disaggregated: "
+        f"{pf.replicas} prefill and {dep.replicas} decode instances of "
+        f"{dep.instance_chips} chip{'s' if dep.instance_chips > 1 else ''} "
+        f"(tp {dep.tp} · pp {dep.pp}), engine {dep.engine}"
+    )
+
+
+def _print_latency(s: dict[str, Any]) -> None:
+    """The latency percentiles' table, or, when the queue grows without bound, why not."""
     if not s["stable"]:
         print(
             f"UNSTABLE: {units.sig(s['offered_rps'])} requests/s offered, more than the "
-            f"{units.sig(cap)} requests/s this deployment sustains: the queue grows without bound, "
-            "so latency percentiles are not shown (they would grow with --requests)"
+            f"{units.sig(s['capacity_rps'])} requests/s this deployment sustains: the queue "
+            "grows without bound, so latency percentiles are not shown (they would grow with "
+            "--requests)"
         )
+        return
     rows = []
     for name, key in (
         ("time to first token", "ttft"),
@@ -135,11 +161,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     ):
         unit, cells = time_cells([s.get(f"{key}_{q}_s") for q in ("p50", "p90", "p99", "mean")])
         rows.append((f"{name} ({unit})", *cells))
-    if s["stable"]:
-        print_table("latency", ("", "p50", "p90", "p99", "mean"), rows)
+    print_table("latency", ("", "p50", "p90", "p99", "mean"), rows)
+
+
+def _print_rates(args: argparse.Namespace, res: SimResult) -> None:
+    """Throughput against capacity, goodput within the SLOs given, KV memory and preemptions."""
+    s = res.summary
     print(
         f"throughput: {s['output_tokens_per_s']:,.0f} output tokens/s, "
-        f"{units.sig(s['request_throughput_rps'])} requests/s; capacity {units.sig(cap)} requests/s"
+        f"{units.sig(s['request_throughput_rps'])} requests/s; capacity "
+        f"{units.sig(s['capacity_rps'])} requests/s"
     )
     slo = [f"TTFT ≤ {args.slo_ttft_ms:g} ms"] if args.slo_ttft_ms else []
     slo += [f"TPOT ≤ {args.slo_tpot_ms:g} ms"] if args.slo_tpot_ms else []
@@ -151,15 +182,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         f"KV memory: {int(res.stats['kv_tokens_per_instance']):,} tokens per instance; "
         f"{int(res.stats['preemptions'])} preemptions (recomputed)"
     )
-    for p in written:
-        print(f"wrote {p}")
-    return 0
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
-    from llm_roofline.sim.simulate import ROUTERS
-    from llm_roofline.sim.workload import ARRIVALS, LENGTH_DISTS
-
     p = sub.add_parser(
         "simulate",
         help="serve a traffic (rate, clients or a trace) step by step: latency percentiles",
@@ -174,7 +199,21 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         ),
     )
     system_flags(p)
-    g = p.add_argument_group("traffic")
+    traffic = p.add_argument_group("traffic")
+    _load_flags(traffic)
+    _length_flags(traffic)
+    _server_flags(p.add_argument_group("server"))
+    json_flag(p)
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for figures: latency against load, queue and KV (default: none)",
+    )
+    p.set_defaults(func=cmd_simulate)
+
+
+def _load_flags(g: argparse._ArgumentGroup) -> None:
+    """The traffic's load: --rate, --concurrency or --trace, --requests and the mean lengths."""
     one = "one of --rate, --concurrency, --trace is required"
     g.add_argument("--rate", type=positive_float, help=f"requests per second, open loop ({one})")
     g.add_argument(
@@ -203,6 +242,13 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         metavar="TOKENS",
         help="output tokens per request, the mean (required without --trace)",
     )
+
+
+def _length_flags(g: argparse._ArgumentGroup) -> None:
+    """How the drawn traffic varies: the lengths' distribution and spreads, the arrivals'
+    gaps, the seed."""
+    from llm_roofline.sim.workload import ARRIVALS, LENGTH_DISTS
+
     g.add_argument(
         "--length-dist",
         default="fixed",
@@ -235,7 +281,12 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         help="gamma gaps' squared coefficient of variation: 1 = Poisson (default), >1 burstier",
     )
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    s = p.add_argument_group("server")
+
+
+def _server_flags(s: argparse._ArgumentGroup) -> None:
+    """The server: its limits per instance, the router, disaggregation and the SLOs."""
+    from llm_roofline.sim.simulate import ROUTERS
+
     s.add_argument(
         "--max-seqs",
         type=positive_int,
@@ -271,10 +322,3 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         type=positive_float,
         help="goodput counts requests within this TPOT, ms (default: no target)",
     )
-    json_flag(p)
-    p.add_argument(
-        "--out",
-        metavar="DIR",
-        help="folder for figures: latency against load, queue and KV (default: none)",
-    )
-    p.set_defaults(func=cmd_simulate)

@@ -7,6 +7,7 @@ import csv
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from llm_roofline._core import units
 from llm_roofline.cli._common import (
@@ -26,136 +27,150 @@ from llm_roofline.cli._common import (
     time_cells,
 )
 
+if TYPE_CHECKING:
+    from llm_roofline.validation.validate import RowResult, ValidationRow
+
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from llm_roofline.validation.validate import cross_validate, summarise, validate
+    from llm_roofline.validation.validate import summarise, validate
 
     results, failed = validate(args.engine)
     summary = summarise(results)
-    cv = None
-    if args.cv:
-        from llm_roofline.validation.validate import group_counts
-
-        counts = group_counts()  # one bar over both: the sources' folds, then the kinds'
-        total = sum(counts.values())
-        with progress_bar("cross-validating") as progress:
-
-            def shifted(offset: int) -> Callable[[int, int], None]:
-                return lambda i, _n: progress(offset + i, total)
-
-            cv = {
-                by: cross_validate(by, shifted(offset))
-                for by, offset in (("source", 0), ("kind", counts["source"]))
-            }
+    cv = _cross_validate() if args.cv else None
     if args.json:
-        dump_json(
-            {
-                "engine": args.engine,
-                "summary": summary,
-                "cross_validation": cv,
-                "rows": [
-                    {
-                        "row": r.row.row,
-                        "model": r.row.model,
-                        "hardware": r.row.hardware,
-                        "chips": r.row.chips,
-                        "mode": r.row.mode,
-                        "metric": r.row.metric,
-                        "measured": r.row.measured,
-                        "predicted": r.predicted,
-                        "low": r.low,
-                        "high": r.high,
-                        "ratio": r.ratio,
-                        "ceiling": r.row.ceiling,
-                        "engine_family": r.row.engine_family,
-                        "source": r.row.source_address,
-                    }
-                    for r in results
-                ],
-                "not_predicted": [{"row": r.row, "reason": why} for r, why in failed],
-            }
-        )
+        dump_json(_validation_json(args.engine, results, failed, summary, cv))
     else:
-        rows = [
-            (
-                str(r.row.row),
-                r.row.model,
-                f"{r.row.chips}×{r.row.hardware}",
-                r.row.mode,
-                _METRIC_WORDS.get(r.row.metric, r.row.metric),
-                _metric_value(r.row.metric, r.row.measured),
-                _metric_value(r.row.metric, r.predicted),
-                f"{r.ratio:.2f}",
-                "ceiling" if r.row.ceiling else ("" if r.faster_than_measured else "SLOWER"),
-            )
-            for r in results
-        ]
-        print_table(
-            f"{len(results)} rows, engine {args.engine}",
-            (
-                "row",
-                "model",
-                "system",
-                "mode",
-                "metric",
-                "measured",
-                "predicted",
-                "pred/meas",
-                "note",
-            ),
-            rows,
-        )
-        o = summary["overall"]
-        print(
-            f"|ln(predicted/measured)|: median {o.get('median', float('nan')):.3f}, "
-            f"90th percentile {o.get('p90', float('nan')):.3f} over {int(o['rows'])} rows "
-            f"({summary['ceiling_rows']} ceiling rows not scored)"
-        )
-        print(
-            f"predicted slower than measured: {summary['slower_than_measured']} of "
-            f"{summary['rows']} ({summary['slower_than_measured_share']:.1%})"
-        )
-        for title, key in (
-            ("by hardware", "by_hardware"),
-            ("by engine family", "by_engine_family"),
-        ):
-            print(
-                f"{title}: "
-                + "; ".join(
-                    f"{k} {v.get('median', 0):.2f}/{v.get('p90', 0):.2f} (n={int(v['rows'])})"
-                    for k, v in summary[key].items()
-                )
-            )
-        if cv:
-            for by, title in (("source", "source"), ("kind", "hardware kind")):
-                c, h = cv[by], cv[by]["held_out"]
-                print(
-                    f"leave-one-{title.replace(' ', '-')}-out (refitted without each of "
-                    f"{len(c['groups'])}): median {h['median']:.3f}, 90th percentile "
-                    f"{h['p90']:.3f} over {int(h['rows'])} rows; each {title}'s own median: "
-                    f"typical {c['median_of_group_medians']:.3f}, "
-                    f"{c['groups_within_0_15']} of {len(c['groups'])} at most 0.15; "
-                    f"80% range holds {c['coverage_80']:.1%}"
-                )
+        _print_validation_table(args.engine, results)
+        _print_validation_summary(summary, cv)
         for r, why in failed:
             print(f"llm-roofline: warning: row {r.row} not predicted: {why}", file=sys.stderr)
     if args.out:
-        from llm_roofline.plots import write_validation_figure
-
-        stem = Path(args.out) / f"validation_{args.engine}"
-        write_validation_figure(results, f"predicted vs measured, engine {args.engine}", stem)
-        print(f"wrote {stem}.png and .svg", file=sys.stderr)
-        if cv:
-            from llm_roofline.plots import write_residual_figure
-
-            for by in ("source", "kind"):
-                stem = Path(args.out) / f"residuals_by_{by}"
-                what = "source" if by == "source" else "hardware kind"
-                write_residual_figure(
-                    cv[by], f"calibrated engine, each {what} held out: error against", stem
-                )
-                print(f"wrote {stem}.png and .svg", file=sys.stderr)
+        _write_validation_figures(Path(args.out), args.engine, results, cv)
     return 0
+
+
+def _cross_validate() -> dict[str, dict[str, Any]]:
+    """--cv: leave one source out, then one hardware kind, under one progress bar."""
+    from llm_roofline.validation.validate import cross_validate, group_counts
+
+    counts = group_counts()  # one bar over both: the sources' folds, then the kinds'
+    total = sum(counts.values())
+    with progress_bar("cross-validating") as progress:
+
+        def shifted(offset: int) -> Callable[[int, int], None]:
+            return lambda i, _n: progress(offset + i, total)
+
+        return {
+            by: cross_validate(by, shifted(offset))
+            for by, offset in (("source", 0), ("kind", counts["source"]))
+        }
+
+
+def _validation_json(
+    engine: str,
+    results: list[RowResult],
+    failed: list[tuple[ValidationRow, str]],
+    summary: dict[str, Any],
+    cv: dict[str, dict[str, Any]] | None,
+) -> dict[str, Any]:
+    """What `validate --json` prints: the summary, the cross-validation and every row."""
+    return {
+        "engine": engine,
+        "summary": summary,
+        "cross_validation": cv,
+        "rows": [
+            {
+                "row": r.row.row,
+                "model": r.row.model,
+                "hardware": r.row.hardware,
+                "chips": r.row.chips,
+                "mode": r.row.mode,
+                "metric": r.row.metric,
+                "measured": r.row.measured,
+                "predicted": r.predicted,
+                "low": r.low,
+                "high": r.high,
+                "ratio": r.ratio,
+                "ceiling": r.row.ceiling,
+                "engine_family": r.row.engine_family,
+                "source": r.row.source_address,
+            }
+            for r in results
+        ],
+        "not_predicted": [{"row": r.row, "reason": why} for r, why in failed],
+    }
+
+
+def _print_validation_table(engine: str, results: list[RowResult]) -> None:
+    """One line a row: its system, measured, predicted and their ratio."""
+    rows = [
+        (
+            str(r.row.row),
+            r.row.model,
+            f"{r.row.chips}×{r.row.hardware}",
+            r.row.mode,
+            _METRIC_WORDS.get(r.row.metric, r.row.metric),
+            _metric_value(r.row.metric, r.row.measured),
+            _metric_value(r.row.metric, r.predicted),
+            f"{r.ratio:.2f}",
+            "ceiling" if r.row.ceiling else ("" if r.faster_than_measured else "SLOWER"),
+        )
+        for r in results
+    ]
+    headers = ("row", "model", "system", "mode", "metric", "measured", "predicted")
+    print_table(f"{len(results)} rows, engine {engine}", (*headers, "pred/meas", "note"), rows)
+
+
+def _print_validation_summary(summary: dict[str, Any], cv: dict[str, Any] | None) -> None:
+    """The error's median and 90th percentile: overall, by hardware, by family, held out."""
+    o = summary["overall"]
+    print(
+        f"|ln(predicted/measured)|: median {o.get('median', float('nan')):.3f}, "
+        f"90th percentile {o.get('p90', float('nan')):.3f} over {int(o['rows'])} rows "
+        f"({summary['ceiling_rows']} ceiling rows not scored)"
+    )
+    print(
+        f"predicted slower than measured: {summary['slower_than_measured']} of "
+        f"{summary['rows']} ({summary['slower_than_measured_share']:.1%})"
+    )
+    for title, key in (("by hardware", "by_hardware"), ("by engine family", "by_engine_family")):
+        print(
+            f"{title}: "
+            + "; ".join(
+                f"{k} {v.get('median', 0):.2f}/{v.get('p90', 0):.2f} (n={int(v['rows'])})"
+                for k, v in summary[key].items()
+            )
+        )
+    if cv:
+        for by, title in (("source", "source"), ("kind", "hardware kind")):
+            c, h = cv[by], cv[by]["held_out"]
+            print(
+                f"leave-one-{title.replace(' ', '-')}-out (refitted without each of "
+                f"{len(c['groups'])}): median {h['median']:.3f}, 90th percentile "
+                f"{h['p90']:.3f} over {int(h['rows'])} rows; each {title}'s own median: "
+                f"typical {c['median_of_group_medians']:.3f}, "
+                f"{c['groups_within_0_15']} of {len(c['groups'])} at most 0.15; "
+                f"80% range holds {c['coverage_80']:.1%}"
+            )
+
+
+def _write_validation_figures(
+    out: Path, engine: str, results: list[RowResult], cv: dict[str, Any] | None
+) -> None:
+    """--out: the scatter plot and, with --cv, the residuals by group held out."""
+    from llm_roofline.plots import write_residual_figure, write_validation_figure
+
+    stem = out / f"validation_{engine}"
+    write_validation_figure(results, f"predicted vs measured, engine {engine}", stem)
+    print(f"wrote {stem}.png and .svg", file=sys.stderr)
+    if cv:
+        for by in ("source", "kind"):
+            stem = out / f"residuals_by_{by}"
+            what = "source" if by == "source" else "hardware kind"
+            write_residual_figure(
+                cv[by], f"calibrated engine, each {what} held out: error against", stem
+            )
+            print(f"wrote {stem}.png and .svg", file=sys.stderr)
 
 
 # the validation set's metrics in words, for the table (--json keeps their names)
@@ -309,7 +324,10 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         "--out", metavar="FILE", help="write profiles.toml here (default: standard output)"
     )
     c.set_defaults(func=cmd_calibrate)
+    _add_measure_parser(sub)  # many flags: its own function
 
+
+def _add_measure_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     me = sub.add_parser(
         "measure",
         help="measure this machine and a real decode (needs torch)",
@@ -357,6 +375,11 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         choices=["cpu", "cuda"],
         help="where to run: cpu, or cuda, the first GPU (default cpu)",
     )
+    _measure_output_flags(me)
+
+
+def _measure_output_flags(me: argparse.ArgumentParser) -> None:
+    """What `measure` writes: a hardware record, validation rows, or JSON."""
     me.add_argument(
         "--save-hardware",
         metavar="FILE",

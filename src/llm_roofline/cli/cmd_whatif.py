@@ -217,6 +217,11 @@ def cmd_fast_mode(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
+    _add_sensitivity_parser(sub)
+    _add_fast_mode_parser(sub)
+
+
+def _add_sensitivity_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     s = sub.add_parser(
         "sensitivity",
         help="what matters most: how +10%% of each chip figure moves speed and cost",
@@ -260,6 +265,8 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     json_flag(s)
     s.set_defaults(func=cmd_sensitivity)
 
+
+def _add_fast_mode_parser(sub: argparse._SubParsersAction[Parser]) -> None:
     f = sub.add_parser(
         "fast-mode",
         help="what tokens F× faster per user cost: a smaller batch, more chips or speculation",
