@@ -11,7 +11,7 @@ import pytest
 import llm_roofline as lr
 from llm_roofline import ConfigError, spec_from_config
 from llm_roofline._core.errors import UnknownModelTypeWarning
-from llm_roofline.model.hf.config import KNOWN_MODEL_TYPES
+from llm_roofline.model.hf.config import KNOWN_MODEL_TYPES, load_config
 
 from .conftest import llama_like, run_cli
 
@@ -311,7 +311,7 @@ def test_olmo2_config_reads_with_a_warning_and_the_published_count() -> None:
     # per layer attention 4 x 4096 x 4096 = 67,108,864; MLP 3 x 4096 x 11008 = 135,266,304;
     # two RMSNorm weights 8,192 -> 202,383,360; x 32 layers = 6,476,267,520; untied embedding
     # and LM head 2 x 100,352 x 4096 = 822,083,584; final norm 4,096: 7,298,355,200.
-    spec, notes = _read_recording(lr.load_config(OLMO2))
+    spec, notes = _read_recording(load_config(OLMO2))
     assert spec.params_stored == 7_298_355_200
     assert len(notes) == 1 and "model_type 'olmo2'" in notes[0]
     # Published: the checkpoint's six float32 shards (torch_dtype "float32") are 4.95 + 4.99 +
@@ -443,6 +443,6 @@ def test_cli_prints_the_warning_as_one_line(tmp_path: Path) -> None:
 
 def test_catalog_md_quotes_the_current_warning() -> None:
     doc = (Path(__file__).resolve().parent.parent / "docs" / "catalog.md").read_text("utf-8")
-    _, notes = _read_recording(lr.load_config(OLMO2))
+    _, notes = _read_recording(load_config(OLMO2))
     assert f"\nllm-roofline: warning: {notes[0]}\n" in doc
     assert f"The table knows {len(KNOWN_MODEL_TYPES)} `model_type`s" in doc

@@ -14,9 +14,22 @@ surface; the split is chosen by a documented rule when only chips are given:
 >>> d = lr.deployment("llama-3.1-70b", "h100-sxm", 8)
 >>> d.split_text()
 'tp 8 · pp 1 · 1 replica (auto)'
+
+The questions people bring are one call each, with typed answers: `simulate` (serving a
+traffic step by step: `SimResult`), `plan` (the cheapest fleet meeting latency targets:
+`FleetRequest` -> `PlanResult`), `optimize` (chips × split × batch: `SearchResult`),
+`sensitivity` (which chip figure matters most: `Sensitivity`), `fast_mode` (the cheapest way
+to F× tokens/s per user: `FastMode`) and `validate` (predicted against measured). They load
+on first use, so `import llm_roofline` stays quick.
+
+This module's `__all__` is the public surface (tests/test_api.py pins it); the wings below it
+(`llm_roofline.engine`, `llm_roofline.sim`, ...) are the implementation and may move.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from llm_roofline._core.dtypes import DType, get_dtype, list_dtypes
 from llm_roofline._core.errors import ConfigError, InputError, LlmRooflineError, UnknownIdError
@@ -38,10 +51,46 @@ from llm_roofline.engine.roofline import (
 from llm_roofline.hardware.catalog import get_hardware, list_hardware
 from llm_roofline.hardware.chip import Chip, System
 from llm_roofline.model.checkpoints import ModelEntry, get_model, list_models, model_entry
-from llm_roofline.model.hf.config import load_config, spec_from_config
+from llm_roofline.model.hf.config import spec_from_config
 from llm_roofline.model.spec import FFN, Attention, LayerGroup, ModelSpec, experts_touched
 
+if TYPE_CHECKING:
+    from llm_roofline.planning.fleet_plan import FleetRequest, PlanResult, plan
+    from llm_roofline.planning.optimize import SearchResult
+    from llm_roofline.planning.optimize import search as optimize
+    from llm_roofline.sim.simulate import SimResult, simulate
+    from llm_roofline.validation.validate import validate
+    from llm_roofline.whatif.fast_mode import FastMode, fast_mode
+    from llm_roofline.whatif.sensitivity import Sensitivity, sensitivity
+
 __version__ = "0.1.0"
+
+# the headline features, imported on first use: name -> (module, attribute)
+_LAZY = {
+    "FastMode": ("llm_roofline.whatif.fast_mode", "FastMode"),
+    "FleetRequest": ("llm_roofline.planning.fleet_request", "FleetRequest"),
+    "PlanResult": ("llm_roofline.planning.fleet_result", "PlanResult"),
+    "SearchResult": ("llm_roofline.planning.optimize", "SearchResult"),
+    "Sensitivity": ("llm_roofline.whatif.sensitivity", "Sensitivity"),
+    "SimResult": ("llm_roofline.sim.simulate", "SimResult"),
+    "fast_mode": ("llm_roofline.whatif.fast_mode", "fast_mode"),
+    "optimize": ("llm_roofline.planning.optimize", "search"),
+    "plan": ("llm_roofline.planning.fleet_plan", "plan"),
+    "sensitivity": ("llm_roofline.whatif.sensitivity", "sensitivity"),
+    "simulate": ("llm_roofline.sim.simulate", "simulate"),
+    "validate": ("llm_roofline.validation.validate", "validate"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A headline feature, imported when first asked for (PEP 562)."""
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'llm_roofline' has no attribute {name!r}")
+
 
 __all__ = [
     "BOUND_NAMES",
@@ -52,12 +101,18 @@ __all__ = [
     "ConfigError",
     "DType",
     "Deployment",
+    "FastMode",
+    "FleetRequest",
     "InputError",
     "LayerGroup",
     "LlmRooflineError",
     "MemoryUse",
     "ModelEntry",
     "ModelSpec",
+    "PlanResult",
+    "SearchResult",
+    "Sensitivity",
+    "SimResult",
     "StepTime",
     "System",
     "UnknownIdError",
@@ -70,6 +125,7 @@ __all__ = [
     "decode_step",
     "deployment",
     "experts_touched",
+    "fast_mode",
     "get_dtype",
     "get_hardware",
     "get_model",
@@ -78,12 +134,16 @@ __all__ = [
     "list_dtypes",
     "list_hardware",
     "list_models",
-    "load_config",
     "max_batch",
     "memory_use",
     "model_entry",
+    "optimize",
+    "plan",
     "prefill",
+    "sensitivity",
+    "simulate",
     "spec_from_config",
     "usd_per_million_tokens",
     "usd_per_token",
+    "validate",
 ]
