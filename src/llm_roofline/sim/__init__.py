@@ -1,2 +1,1 @@
-"""The serving simulator: workload, step-time predictor, entities, scheduling policies and
-routers (classes by name), the event loop, metrics."""
+"""The serving simulator: workload, step-time predictor, requests, policies, router, event loop."""
