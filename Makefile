@@ -72,7 +72,7 @@ bench: $(STAMP)
 fuzz: $(STAMP)
 	$(BIN)/python benchmarks/fuzz.py 100000
 
-## screenshot: every browser test (tests/test_web*e2e.py), keeping their screenshots in docs/figures
+## screenshot: every browser test (tests/web/test_page*_e2e.py), keeping their screenshots in docs/figures
 screenshot: $(STAMP) chromium
 	LLM_ROOFLINE_SCREENSHOT=docs/figures/web.png $(BIN)/python -m pytest -q -m browser
 

@@ -9,7 +9,7 @@ foreign columns and arbitrary cells.
 
     python benchmarks/fuzz.py 100000      # `make fuzz`; the result goes in docs/reliability.md
 
-`tests/test_fuzz.py` runs a short version of the same harness in `make test-slow`.
+`tests/errors/test_fuzz.py` runs a short version of the same harness in `make test-slow`.
 """
 
 from __future__ import annotations

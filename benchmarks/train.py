@@ -7,7 +7,7 @@ token against the step it waited through and the step that carried its prompt
 budget, more traffic than the slots serve); throughput against B / t_step in a closed loop;
 and the chip's drain time against the step the run actually took.
 
-Run: `.venv/bin/python benchmarks/train.py` (about 5 s). `tests/test_train.py` asserts the
+Run: `.venv/bin/python benchmarks/train.py` (about 5 s). `tests/planning/test_train.py` asserts the
 claims on the same runs (same lengths, seeds and loads).
 """
 

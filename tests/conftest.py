@@ -13,8 +13,8 @@ import pytest
 
 from llm_roofline import Chip, ModelSpec, spec_from_config
 
-# the browser tests' server, browser and page (tests/web_page.py)
-pytest_plugins = ["tests.web_page"]
+# the browser tests' server, browser and page (tests/web/web_page.py)
+pytest_plugins = ["tests.web.web_page"]
 
 
 def llama_like(**over: Any) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def llama_like(**over: Any) -> dict[str, Any]:
 
 
 # a 2-layer Llama-style model small enough to run for real on a CPU in a fraction of a second
-# (test_measure.py, and `measure` in test_cli.py)
+# (tests/validation/test_measure.py, and `measure` in tests/cli/test_commands.py)
 TINY_CONFIG: dict[str, Any] = {
     "model_type": "llama",
     "hidden_size": 256,
@@ -109,7 +109,7 @@ def run_cli(*argv: str) -> CliRun:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that drives the page (the `browser` fixture of tests/web_page.py) is marked
+    """A test that drives the page (the `browser` fixture of tests/web/web_page.py) is marked
     `browser`: `make test-browser` runs those, `make test` the rest."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):

@@ -22,7 +22,7 @@ traffic step by step: `SimResult`), `plan` (the cheapest fleet meeting latency t
 to F× tokens/s per user: `FastMode`) and `validate` (predicted against measured). They load
 on first use, so `import llm_roofline` stays quick.
 
-This module's `__all__` is the public surface (tests/test_api.py pins it); the wings below it
+This module's `__all__` is the public surface (tests/test_public_api.py pins it); the wings below it
 (`llm_roofline.engine`, `llm_roofline.sim`, ...) are the implementation and may move.
 """
 

@@ -1,6 +1,6 @@
 """`plan`'s typed answer (`PlanResult`, `Fleet`, `Searched`) and its JSON: `as_dict` is what
 `llm-roofline plan --json` prints and the web returns, key for key and in the contract's
-order, and the typed fields carry the same numbers. The priced case is tests/test_plan.py's
+order, and the typed fields carry the same numbers. The priced case is tests/planning/test_plan.py's
 hand-checked one (`test_cli_price_of_your_own_is_what_the_fleet_costs`): 5 requests/s of
 512 -> 64 tokens on H100 SXM at $2 a chip-hour, so n chips cost 2n $/hour and their output
 tokens, 5 x 64 x 3,600 = 1,152,000 an hour, cost 2n / 1.152 $ per million."""

@@ -12,7 +12,7 @@ The grids are geometric (each point at most `RATIO` times the one before), and i
 linear in each axis between grid points, which are exact engine figures. The engine's time is
 piecewise linear in tokens and contexts (a max of compute and memory, plus communication), so
 the interpolation is close: `benchmarks/simulate_speed.py` measures its error against direct
-engine calls at random mixes, and `tests/test_simulate.py` bounds it (`docs/planning.md`).
+engine calls at random mixes, and `tests/sim/test_simulate.py` bounds it (`docs/planning.md`).
 
 Approximations, as the simulator states them: a step's prompt tokens are timed as one prompt
 of `n_p` tokens from position 0 (a chunk that continues a long prompt attends to its earlier

@@ -9,7 +9,7 @@ Each deployment is built once and its rows of one mode, in order, are timed by o
 `Deployment.serve_many` (a row the engine refuses is served alone, for its error).
 `predict_results` gives `scenarios.predict_one`'s `ScenarioResult` of each row; `predict_table`
 their cells, which `Predicted.write` writes from the arrays, never a dict per row: byte for byte
-what `write_results(predict_rows(read_scenarios(path)))` writes (tests/test_scenario_groups.py).
+what `write_results(predict_rows(read_scenarios(path)))` writes (tests/deploy/test_scenarios.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,103 @@
+"""B* of a deployment on its split (`Deployment.balance_batch`), as every surface shows it.
+
+The closed form `balance_batch` is one chip's B* (tested against the lecture in
+tests/engine/test_reference_cases.py). A split moves it, by hand:
+- tp alone: every chip reads 1/tp of the weights and does 1/tp of the matmuls: unchanged;
+- pp stages: each stage reads its weights once per micro-batch of B / pp: pp × B*;
+- replicas: each replica needs B* of its own: replicas × B*;
+- expert parallelism with data-parallel attention: a chip holds all the attention but a
+  share of the experts, so its B* is (FLOP/s / BW) · (bytes / 2) · W_chip / (N_active / dp)
+  as a batch of all groups, neither B* (one chip) nor dp × B*.
+Batches are whole sequences, so the solved value is within one sequence per group of these.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import llm_roofline as lr
+from llm_roofline import deployment
+from llm_roofline.cli import main
+from llm_roofline.deploy.curves import batch_axis
+from llm_roofline.deploy.report_table import decode_report
+from llm_roofline.plots.figure_spec import PlotSpec
+
+ONE = lr.balance_batch("llama-3.1-70b", "h100-sxm")  # 295.1 with bf16 weights
+
+
+@pytest.mark.parametrize(
+    ("split", "times", "groups"),
+    [
+        ({"tp": 8}, 1, 1),
+        ({"tp": 4, "pp": 2}, 2, 1),
+        ({"tp": 2, "replicas": 4}, 4, 4),
+        ({"tp": 1, "pp": 2, "replicas": 4}, 8, 4),
+    ],
+)
+def test_dense_splits_by_hand(split: dict[str, int], times: int, groups: int) -> None:
+    dep = deployment("llama-3.1-70b", "h100-sxm", 8, **split)
+    # within one whole sequence per group (and per micro-batch) of times × B*
+    assert dep.balance_batch == pytest.approx(times * ONE, abs=times + groups)
+
+
+def test_one_chip_is_the_closed_form() -> None:
+    dep = deployment("llama-3.1-8b", "h100-sxm", 1)
+    assert dep.balance_batch == pytest.approx(lr.balance_batch("llama-3.1-8b", "h100-sxm"), abs=1)
+
+
+def _deepseek() -> lr.Deployment:
+    return deployment("deepseek-v3", "gb200", 72, ep=72)
+
+
+def test_expert_parallel_split_by_hand() -> None:
+    dep = _deepseek()
+    assert dep.dp == 72
+    chip = dep.chip
+    ratio = chip.flops(chip.compute_dtype_for("bf16")) / chip.memory_bw  # 312.5 FLOP/byte
+    w_chip = dep.weights_per_chip_bytes() / 2  # bf16: parameters on the fullest chip
+    # (FLOP/s / BW) · (2 bytes / 2) · W_chip / (N_active / 72): 16,793 by this estimate; the
+    # busiest chip holds ⌈256 / 72⌉ = 4 experts a layer, above the mean, so the engine's is lower
+    by_hand = ratio * 1.0 * w_chip * 72 / dep.model.params_multiplied
+    assert dep.balance_batch == pytest.approx(by_hand, rel=0.05)
+    # and it is neither one chip's B* (5,718) nor that times the 72 groups (411,668)
+    one = lr.balance_batch("deepseek-v3", "gb200")
+    assert 2 * one < dep.balance_batch < 72 * one / 10
+
+
+def test_it_is_where_the_drawn_curves_cross() -> None:
+    """The step-vs-batch figure draws the engine's matmul and weight-fetch terms: B* is where
+    they cross (one micro-batch)."""
+    dep = _deepseek()
+    b = dep.balance_batch
+    s = dep.decode(np.array([0.98 * b, 1.02 * b]), 1)
+    one = s.single or s
+    assert one.t_matmul[0] < one.t_weights[0]
+    assert one.t_matmul[1] > one.t_weights[1]
+
+
+def test_every_surface_shows_the_split_b_star(capsys: pytest.CaptureFixture[str]) -> None:
+    dep = _deepseek()
+    b = dep.balance_batch
+    assert decode_report(dep, context_len=4096).balance_batch == b
+    assert PlotSpec(dep, 4096).b_star() == b
+    assert main(["report", "--model", "deepseek-v3", "--hardware", "gb200", "--chips", "72"]) == 0
+    out = capsys.readouterr().out
+    assert f"{b:,.0f}" in out
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from llm_roofline.web import create_app
+
+    body = {"model": "deepseek-v3", "hardware": "gb200", "chips": 72, "ep": 72}
+    r = TestClient(create_app()).post("/api/report", json=body)
+    assert r.status_code == 200
+    assert r.json()["balance_batch"] == pytest.approx(b, rel=1e-9)
+
+
+def test_batch_axis_reaches_past_b_star_when_nothing_fits() -> None:
+    # DeepSeek-V3 (671e9 parameters, 1.34 TB in bf16) does not fit on 8 H100s (80 GB each)
+    dep = deployment("deepseek-v3", "h100-sxm", 8, ep=8)
+    B, fit = batch_axis(dep, 4096)
+    assert fit == 0
+    assert B[-1] == pytest.approx(2.5 * dep.balance_batch, abs=1)
