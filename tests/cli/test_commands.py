@@ -362,7 +362,7 @@ CASES: list[Case] = [
     # demo: the lecture's example and a single node, with figures
     Case("demo", "demo --out {tmp}/out",
          out=("DeepSeek-V3 on 72 × gb200", "on 8 × h100-sxm", "latency floor",
-              "balance batch B*"), check=_demo),
+              "balance batch B*"), check=_demo, marks=(pytest.mark.slow,)),  # 4 s: five figures
     # report
     Case("report json", "report --model llama-3.1-70b --hardware h100-sxm --chips 8 --json",
          check=_report_json),
@@ -370,12 +370,12 @@ CASES: list[Case] = [
          "--json", files={"my-model.json": _qwen3_config()}, check=_same_as_the_catalog_id),
     Case("report writes every figure as png and svg",
          "report --model mixtral-8x7b --hardware h100-sxm --chips 2 --context 8192 --out {tmp}",
-         check=_every_figure),
+         check=_every_figure, marks=(pytest.mark.slow,)),
     # TPU v7 has no catalog price: the three cost figures are skipped, and said so
     Case("report without a price", "report --model llama-3.1-8b --hardware tpu-v7 --out {tmp}",
          out=("n/a",), err=("no price",), check=_pngs(2)),
     Case("report with --price", "report --model llama-3.1-8b --hardware tpu-v7 --price 4.5 "
-         "--out {tmp}", check=_pngs(5)),
+         "--out {tmp}", check=_pngs(5), marks=(pytest.mark.slow,)),
     # catalogs
     Case("models json", "models --json", check=_has_deepseek),
     Case("hardware", "hardware", out=("rubin", "announced")),
@@ -465,17 +465,18 @@ CASES: list[Case] = [
          "--speedup 2.5", out=("a smaller batch", "costs ×")),
     # validate, optimize, measure
     Case("validate calibrated", "validate --engine calibrated --json --out {tmp}",
-         check=_validate_json),
+         check=_validate_json, marks=(pytest.mark.slow,)),
     Case("optimize", "optimize --model mixtral-8x7b --hardware h100-sxm --max-chips 8 "
          "--tpot-ms 15 --json --out {tmp}", check=_optimize_json),
     Case("simulate", f"simulate {LLAMA} --rate 5 --requests 200 --input-len 256 "
-         "--output-len 32 --json --out {tmp}", check=_simulate_json),
+         "--output-len 32 --json --out {tmp}", check=_simulate_json, marks=(pytest.mark.slow,)),
     Case("plan", "plan --model llama-3.1-8b --hardware h100-sxm,a100-80gb --rate 10 "
          "--input-len 512 --output-len 64 --ttft-p90-ms 300 --tpot-p99-ms 40 --requests 400 "
          "--max-chips 8 --json", check=_plan_json),
     # the shipped constants are what `calibrate` fits from the validation set (3 s)
     Case("calibrate reproduces the shipped profiles", "calibrate --out {tmp}/profiles.toml",
-         err=("wrote the calibrated engine's constants",), check=_shipped_profiles),
+         err=("wrote the calibrated engine's constants",), check=_shipped_profiles,
+         marks=(pytest.mark.slow,)),
     Case("measure a tiny model", "measure --model {tmp}/tiny.json --batch 1,2 --context 64 "
          "--save-rows {tmp}/rows.csv --save-hardware {tmp}/hw.toml",
          files={"tiny.json": json.dumps(TINY_CONFIG)}, out=("GB/s",),

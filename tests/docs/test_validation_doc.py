@@ -51,6 +51,7 @@ def test_ideal_numbers(text: str, ideal: dict) -> None:  # type: ignore[type-arg
     )
 
 
+@pytest.mark.slow
 def test_calibrated_and_cross_validation_numbers(text: str, ideal: dict) -> None:  # type: ignore[type-arg]
     # validate --cv runs in about 3 s (issue 14): no longer a slow test
     out = _validate("--engine", "calibrated", "--cv")

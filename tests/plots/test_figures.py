@@ -254,6 +254,7 @@ def _assert_reads_cleanly(figures: list[Any], case: str) -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(REPORTS))
 def test_every_report_figure_reads_cleanly(
     case: str, saved_figures: list[Any], tmp_path: Path
@@ -267,6 +268,7 @@ def test_every_report_figure_reads_cleanly(
     _assert_reads_cleanly(saved_figures, case)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(FIGURE_COMMANDS))
 def test_every_other_figure_reads_cleanly(
     case: str, saved_figures: list[Any], tmp_path: Path

@@ -48,6 +48,7 @@ def test_one_request_alone_matches_predict(dep8b):
             assert got == pytest.approx(want, rel=0.01), (key, q)
 
 
+@pytest.mark.slow
 def test_md1_mean_wait(dep8b):
     """One sequence at a time (max_seqs 1) and fixed lengths make every service the same
     time D: an M/D/1 queue, whose mean wait is λD² / (2(1 − ρ)) with ρ = λD
@@ -406,6 +407,7 @@ def test_disaggregated_hand_off_crosses_the_network_beyond_one_domain():
     assert float(dis.e2e_s[0] - agg.e2e_s[0]) == pytest.approx(hand, rel=0.01)
 
 
+@pytest.mark.slow
 def test_disaggregated_littles_law_and_prefill_bound_capacity(dep8b):
     """Little's law holds with requests in transit counted; and with one prefill instance for
     four decode instances, long prompts and short answers, the prefill pool bounds the rate:

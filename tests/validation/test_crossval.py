@@ -300,6 +300,7 @@ def test_coverage_by_hand_uses_only_the_other_groups(
     assert out["groups_within_0_15"] == 0
 
 
+@pytest.mark.slow
 def test_coverage_on_the_shipped_rows_is_recomputed_from_the_errors(
     rows: list[validate.ValidationRow],
 ) -> None:

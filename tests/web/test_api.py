@@ -255,6 +255,7 @@ from schemathesis.checks import not_a_server_error  # noqa: E402
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_error_anywhere(case: schemathesis.Case) -> None:

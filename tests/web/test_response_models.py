@@ -132,6 +132,7 @@ def _own(path: str, body: dict[str, Any] | None) -> Any:
     return jsonable_encoder(route.endpoint(TypeAdapter(request_type).validate_python(body)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "body"), CASES, ids=[f"{i}{p}" for i, (p, _) in enumerate(CASES)])
 def test_the_response_model_changes_no_answer(path: str, body: dict[str, Any] | None) -> None:
     served = _served(path, body)

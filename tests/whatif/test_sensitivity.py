@@ -399,6 +399,7 @@ def test_cli_sensitivity_bad_input(extra: list[str], says: str) -> None:
 # ---- the API ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_api_sensitivity_matches_the_library() -> None:
     body = {"model": "llama-3.1-8b", "hardware": "h100-sxm", "batch": 16, "engine": "ideal"}
     r = client.post("/api/sensitivity", json=body | {"tpot_ms": 20})
