@@ -36,13 +36,18 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_roofline.deploy.scenarios.columns import Table, predict_file, predict_table, read_table
+from llm_roofline.deploy.scenarios.columns import (
+    Table,
+    predict_file,
+    predict_rows,
+    predict_table,
+    read_table,
+)
 from llm_roofline.deploy.scenarios.rows import (
     INPUT_COLUMNS,
     OUTPUT_COLUMNS,
     RANGE_COLUMNS,
     predict_one,
-    predict_rows,
     read_scenarios,
     write_results,
 )
