@@ -8,7 +8,7 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from llm_roofline.cli._args import SIZES as SIZES
 from llm_roofline.cli._args import float_list as float_list
@@ -33,6 +33,9 @@ from llm_roofline.cli._format import range_cells as range_cells
 from llm_roofline.cli._format import time_cells as time_cells
 from llm_roofline.cli._format import time_unit as time_unit
 from llm_roofline.engine.roofline import OVERLAP_MODES
+
+if TYPE_CHECKING:
+    from llm_roofline.deploy.deployment import Deployment
 
 # where a help text names the fitted engine families: `HelpFormatter` puts `engine_families()`
 # in its place when help is printed (reading profiles.toml at every start would slow them all)
@@ -284,7 +287,7 @@ def json_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def deployment_from_args(args: argparse.Namespace, chips: int | None = None) -> Any:
+def deployment_from_args(args: argparse.Namespace, chips: int | None = None) -> Deployment:
     """The Deployment the flags describe (one rule for every verb)."""
     from llm_roofline.deploy.deployment import deployment
 

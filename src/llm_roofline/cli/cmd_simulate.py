@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from llm_roofline.sim.workload import Workload
 
 
-def _workload(args: argparse.Namespace, max_context: int) -> Any:
+def _workload(args: argparse.Namespace, max_context: int | None) -> Any:
     from llm_roofline._core.errors import InputError
     from llm_roofline.sim.workload import make_workload, read_trace
 
