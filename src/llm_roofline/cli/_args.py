@@ -32,6 +32,19 @@ def positive_int(text: str) -> int:
     return _count(text, False)
 
 
+def port(text: str) -> int:
+    """A TCP port: a whole number from 1 to 65,535 (16 bits, RFC 793)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a port number from 1 to 65535, got {text!r}"
+        ) from None
+    if not 1 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {n}")
+    return n
+
+
 def nonneg_int(text: str) -> int:
     """A count of 0 or more, written as `positive_int` reads it."""
     return _count(text, True)

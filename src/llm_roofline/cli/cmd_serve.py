@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from llm_roofline.cli._common import Parser, examples, positive_int
+from llm_roofline.cli._args import port
+from llm_roofline.cli._common import Parser, examples
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -44,5 +45,5 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only)",
     )
-    sv.add_argument("--port", type=positive_int, default=8000, help="TCP port (default 8000)")
+    sv.add_argument("--port", type=port, default=8000, help="TCP port, 1 to 65535 (default 8000)")
     sv.set_defaults(func=cmd_serve)
