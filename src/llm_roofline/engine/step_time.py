@@ -54,7 +54,7 @@ def positive_array(value: ArrayLike, name: str) -> FloatArray:
     if a.size == 0:
         raise InputError(f"{name} is empty", field=name)
     if not (np.all(np.isfinite(a)) and np.all(a > 0)):
-        bad = a[~(np.isfinite(a) & (a > 0))].flat[0]
+        bad = float(a[~(np.isfinite(a) & (a > 0))].flat[0])  # a plain float: 0.0, not np.float64
         raise InputError(f"{name} must be positive and finite, got {bad!r}", field=name)
     if np.any(a > MAX_SIZE):
         raise InputError(

@@ -54,10 +54,9 @@ def int_field(cfg: Mapping[str, Any], names: tuple[str, ...], what: str, src: st
     """A required positive integer field, looked up under its aliases."""
     v = first(cfg, names)
     if v is None:
+        others = f"; also accepted: {', '.join(names[1:])}" if names[1:] else ""
         raise ConfigError(
-            f"missing field {names[0]!r} ({what}; also accepted: {', '.join(names[1:])})",
-            field=names[0],
-            source=src,
+            f"missing field {names[0]!r} ({what}{others})", field=names[0], source=src
         )
     return positive_int(v, names[0], src)
 
