@@ -13,6 +13,8 @@ Batches are whole sequences, so the solved value is within one sequence per grou
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,9 @@ from llm_roofline import deployment
 from llm_roofline.cli import main
 from llm_roofline.deploy.curves import batch_axis
 from llm_roofline.deploy.report_table import decode_report
+from llm_roofline.deploy.split_balance import deployment_balance_batch
 from llm_roofline.plots.figure_spec import PlotSpec
+from tests.conftest import llama_like, make_chip
 
 ONE = lr.balance_batch("llama-3.1-70b", "h100-sxm")  # 295.1 with bf16 weights
 
@@ -101,3 +105,36 @@ def test_batch_axis_reaches_past_b_star_when_nothing_fits() -> None:
     B, fit = batch_axis(dep, 4096)
     assert fit == 0
     assert B[-1] == pytest.approx(2.5 * dep.balance_batch, abs=1)
+
+
+def _small(chips: int = 1, flops: float = 1e15, **split: int) -> lr.Deployment:
+    # two chips joined by a 100 GB/s scale-up link (its time is not a matmul or a weight read)
+    chip = dataclasses.replace(make_chip(flops=flops), scale_up_domain=2, scale_up_bw=1e11)
+    spec = lr.spec_from_config(llama_like(), name="small")
+    return deployment(spec, chip, chips, engine="ideal", **split)
+
+
+def test_deployment_balance_batch_by_hand_on_a_small_model() -> None:
+    """The small model of tests/conftest.py on a 1e15 FLOP/s, 1e12 B/s chip (1,000 FLOP/B):
+    a step's matmuls take 2 · 61,841,408 · B / 1e15 s; it reads the stored weights less the
+    untied input embedding (61,850,624) plus min(B, V = 1,000) gathered rows of 1,024, in
+    bf16. At B = 1,000 the matmuls (1.2368e-4 s) are still below the reads (1.2575e-4 s), so
+    every row is read where they cross: 2 · 61,841,408 · B / 1e15 = 2 · 62,874,624 / 1e12,
+    B* = 1,000 · 62,874,624 / 61,841,408 = 1,016.71. A batch is whole sequences (1,016.5 is
+    1,017 of them), so the solved value is within one sequence of it."""
+    by_hand = 1000 * 62_874_624 / 61_841_408
+    assert deployment_balance_batch(_small()) == pytest.approx(by_hand, abs=1)
+    # tp 2: each chip does half the matmuls and reads half the weights: unchanged
+    assert deployment_balance_batch(_small(2, tp=2)) == pytest.approx(by_hand, abs=1)
+    # two replicas, or two pipeline stages (micro-batches of B / 2): twice the batch, within
+    # one whole sequence per group
+    assert deployment_balance_batch(_small(2, tp=1, replicas=2)) == pytest.approx(
+        2 * by_hand, abs=2
+    )
+    assert deployment_balance_batch(_small(2, tp=1, pp=2)) == pytest.approx(2 * by_hand, abs=2)
+
+
+def test_deployment_balance_batch_is_one_when_one_sequence_is_compute_bound() -> None:
+    # a 1e9 FLOP/s chip: one token's matmuls (2 · 61,841,408 / 1e9 = 0.12 s) already take
+    # longer than reading the weights (1.2e-4 s): B* is the smallest batch, 1
+    assert deployment_balance_batch(_small(flops=1e9)) == 1.0
