@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 import llm_roofline as lr
-from llm_roofline.serving.modes import serve, speculative_decode, tokens_per_verification
+from llm_roofline import spec_from_config
+from llm_roofline.serving.modes import serve
+from llm_roofline.serving.speculative import speculative_decode, tokens_per_verification
+from tests.conftest import llama_like, make_chip
 
 
 def test_tokens_per_verification_by_hand() -> None:
@@ -36,6 +39,31 @@ def test_speculative_decode_accounting() -> None:
         "llama-3.1-70b", "h100-sxm", 8, batch=8, prompt_len=4, cached_len=4096, all_logits=True
     )
     assert free.t_verify_s == pytest.approx(float(v.t_step))
+
+
+def test_multi_token_prediction_by_hand() -> None:
+    """One sequence of the small model of tests/conftest.py at context 1,000 on a 1e15 FLOP/s,
+    1e12 B/s chip: every pass is memory-bound (its FLOPs take under 1e-6 s), so each time is
+    bytes / 1e12. Weights read: stored less the untied input embedding plus a gathered row of
+    1,024 per token; KV 4,096 bytes a token (2 · 2 heads · 128 · 4 layers · 2 bytes)."""
+    spec = spec_from_config(llama_like(), name="small")
+    r = speculative_decode(
+        spec, make_chip(), 1, batch=1, context_len=1000, gamma=2, acceptance=0.5, draft="mtp"
+    )
+    # (1 − 0.5³) / (1 − 0.5) = 1.75 tokens a verification
+    assert r.tokens_per_verification == 1.75
+    # plain decode: (61,850,624 + 1,024) · 2 + 1,000 · 4,096 = 127,799,296 bytes
+    assert r.tpot_plain_s == pytest.approx(127_799_296 / 1e12)
+    # verification, 3 tokens after 1,000 cached: (61,850,624 + 3 · 1,024) · 2 weights
+    # + 1,003 tokens of KV (1,000 read, 3 written) · 4,096 = 127,815,680 bytes
+    assert r.t_verify_s == pytest.approx(127_815_680 / 1e12)
+    # the MTP module: one layer (15,206,400), the LM head (1,024,000), the final norm (1,024)
+    # and one gathered embedding row (1,024): 16,232,448 · 2 = 32,464,896 bytes a step, and
+    # one layer's KV (1,024 bytes a token) at contexts 1,000 and 1,001
+    t_draft = (2 * 32_464_896 + 1024 * (1000 + 1001)) / 1e12
+    assert r.t_draft_s == pytest.approx(t_draft)
+    assert r.tpot_s == pytest.approx((127_815_680 / 1e12 + t_draft) / 1.75)
+    assert r.speedup == pytest.approx(r.tpot_plain_s / r.tpot_s)
 
 
 def test_speculation_at_large_batch_gains_little() -> None:
