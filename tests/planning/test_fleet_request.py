@@ -13,7 +13,8 @@ import pytest
 from llm_roofline._core.errors import InputError, LlmRooflineError, UnknownIdError
 from llm_roofline.hardware.catalog import get_hardware
 from llm_roofline.model.checkpoints import get_model
-from llm_roofline.planning.fleet_plan import FleetRequest, plan
+from llm_roofline.planning.fleet_plan import plan
+from llm_roofline.planning.fleet_request import FleetRequest, priced_chips
 
 MODEL = "llama-3.1-8b"
 OK = {
@@ -157,3 +158,51 @@ def test_plan_takes_a_request_alone() -> None:
     with pytest.raises(LlmRooflineError) as exc:
         plan(MODEL, ["h100-sxm"], **{**OK, "rate": -1.0})
     assert getattr(exc.value, "field", None) == "rate"
+
+
+def test_priced_chips_by_id_case_ignored_in_either_form() -> None:
+    """$1.80 per chip-hour is 1.8 / 3,600 = 0.0005 $ a second; a chip not named keeps the
+    catalog's price; the pairs form is read in order like the mapping."""
+    h100, a100 = get_hardware("h100-sxm"), get_hardware("a100-80gb")
+    for prices in ({"H100-SXM": 1.8}, [(" h100-sxm ", 1.8)]):
+        out = priced_chips([h100, a100], prices)
+        assert out[0].price_usd_per_s == pytest.approx(0.0005)
+        assert out[1] == a100
+    assert priced_chips([h100], None) == [h100]
+
+
+def test_priced_chips_refusals_name_the_field() -> None:
+    h100 = get_hardware("h100-sxm")
+    cases = [
+        (
+            {"mi300x": 2.0},
+            "a price for 'mi300x', which is not among the hardware to plan on (h100-sxm)",
+        ),
+        (
+            [("h100-sxm", 2.0), ("H100-SXM", 3.0)],
+            "two prices for h100-sxm, 2 and 3 $ per chip-hour: give one",
+        ),
+        (
+            {"h100-sxm": 1500.0},
+            "the price of h100-sxm must be over 0 and at most 1000 $ per chip-hour, got 1500.0",
+        ),
+        (
+            {"h100-sxm": 0},
+            "the price of h100-sxm must be over 0 and at most 1000 $ per chip-hour, got 0: a "
+            "plan ranks fleets by cost, so hardware you own (price 0) cannot be planned; leave "
+            "the price out for the catalog's",
+        ),
+    ]
+    for prices, message in cases:
+        with pytest.raises(InputError) as exc:
+            priced_chips([h100], prices, field="price")
+        assert (exc.value.field, str(exc.value)) == ("price", message)
+
+
+def test_as_dict_echoes_the_question_by_ids() -> None:
+    req = FleetRequest(MODEL, "h100-sxm,a100-80gb", engine="ideal", requests=40, **OK)
+    d = req.as_dict()
+    assert d["model"] == MODEL and d["hardware"] == ["h100-sxm", "a100-80gb"]
+    assert (d["rate_rps"], d["ttft_p90_s"], d["tpot_p99_s"]) == (1.0, 0.3, 0.04)
+    assert d["engine"] == "ideal" and d["requests_per_simulation"] == 40
+    assert req.as_dict(engine="vllm")["engine"] == "vllm"  # the engine its fleets were timed with
