@@ -32,7 +32,7 @@ def unsimulated(
         own = [s for s in shapes if s.dep.chip.id == chip]
         if not own:
             why = (
-                f"no instance of up to {min(search.max_chips, MAX_INSTANCE_CHIPS)} chips "
+                f"no instance of up to {_largest_instance(search)} "
                 "holds the model and the longest request"
             )
         elif chip in search.pruned_usd_h:
@@ -76,6 +76,12 @@ def no_fleet_reason(
     return _closest(search)
 
 
+def _largest_instance(search: Search) -> str:
+    """'1 chip', '8 chips': the largest instance the search tried, in words."""
+    n = min(search.max_chips, MAX_INSTANCE_CHIPS)
+    return f"{n} chip" + ("s" if n > 1 else "")
+
+
 def _within(search: Search) -> str:
     """'within 1 chip', 'within 16 chips': the fleet's limit in words."""
     return f"{search.max_chips} chip" + ("s" if search.max_chips > 1 else "")
@@ -86,7 +92,7 @@ def _no_shape(search: Search, shapes: list[Shape], pre: list[Shape], dec: list[S
     ms, chips = units.ms, _within(search)
     if not shapes:
         return (
-            f"no instance of up to {min(search.max_chips, MAX_INSTANCE_CHIPS)} chips holds "
+            f"no instance of up to {_largest_instance(search)} holds "
             "the model and the longest request: allow more chips or a smaller weight type"
         )
     if not dec:
