@@ -238,3 +238,27 @@ def _long_functions() -> Iterator[str]:
 def test_no_long_function_without_a_reason() -> None:
     """No function over 60 lines or 8 parameters unless a `# size:` comment says why."""
     assert list(_long_functions()) == []
+
+
+def _imported_by_tests() -> set[str]:
+    """The modules of the package some test file imports by name (directly, not through a
+    re-export), dotted under llm_roofline."""
+    seen: set[str] = set()
+    for path in Path(__file__).resolve().parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("llm_roofline"):
+                base = (node.module or "").removeprefix("llm_roofline").lstrip(".")
+                seen.add(base)
+                seen.update(f"{base}.{a.name}" if base else a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                seen.update(a.name.removeprefix("llm_roofline.") for a in node.names)
+    return seen
+
+
+def test_every_module_has_tests_that_import_it() -> None:
+    """Each module is imported by name by some test (the wings' tests live in tests/<wing>/)."""
+    seen = _imported_by_tests()
+    untested = [
+        m for m, p in MODULES.items() if p.stem not in ("__init__", "__main__") and m not in seen
+    ]
+    assert untested == []
