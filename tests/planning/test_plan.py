@@ -305,6 +305,7 @@ def test_cli_bad_input_one_line(capsys, extra, named):
     assert rc == 2 and named in err and err.count("\n") == 0
 
 
+@pytest.mark.slow
 def test_replica_search_reaches_the_chip_limit_exactly():
     """Growing a quarter at a time from six A100s would jump to eight; with at most seven
     chips allowed, seven must still be tried (and here they are what the traffic needs)."""
@@ -330,6 +331,7 @@ def test_single_token_outputs_have_no_tpot_to_miss():
     assert res.best["chips"] == 1 and res.best["ttft_p90_s"] <= TTFT
 
 
+@pytest.mark.slow
 def test_disaggregated_pools_may_use_shapes_that_fail_the_other_target():
     """A prefill instance needs only the TTFT floor, a decode instance only the TPOT one: on
     L40S (ideal engine), 30 ms TTFT and 9 ms TPOT: one chip decodes no faster than 15.01 GB of
@@ -503,6 +505,7 @@ def test_cli_fleet_in_words_counts_chips(capsys):
     assert not re.search(r"\b1 (chips|instances)\b", best), best
 
 
+@pytest.mark.slow
 def test_the_hardware_that_lost_says_why():
     """Every chip asked for with no fleet simulated is named with the reason it lost. At 20
     requests/s four RTX 4090s ($0.34 per chip-hour in the catalog: $1.36/hour) meet both

@@ -342,6 +342,7 @@ _FIT_METRICS = METRIC_SET
 _BW = {"a": 0.8, "b": 0.5}
 
 
+@pytest.mark.slow
 def test_fit_recovers_two_labels_effects_and_an_unseen_label_gets_the_shared_values() -> None:
     scen = _fit_scenarios()
     block = [(s, m) for s in scen for m in _FIT_METRICS]
@@ -498,6 +499,7 @@ def test_cross_validate_by_an_unknown_field_is_an_input_error() -> None:
     assert info.value.field == "by"
 
 
+@pytest.mark.slow
 def test_cross_validate_reports_progress_once_per_kind(
     rows: list[validate.ValidationRow],
 ) -> None:

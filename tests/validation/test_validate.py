@@ -176,6 +176,7 @@ TRUTH = dict(
 )
 
 
+@pytest.mark.slow
 def test_fit_recovers_known_constants_from_synthetic_data() -> None:
     one = _predictor(_scenarios())
 

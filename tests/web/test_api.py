@@ -378,6 +378,7 @@ def test_simulate_unstable_gives_no_percentile() -> None:
     assert d["request_throughput_rps"] == pytest.approx(d["capacity_rps"], rel=0.1)
 
 
+@pytest.mark.slow
 def test_simulate_closed_loop_and_disaggregated() -> None:
     from llm_roofline.deploy.deployment import deployment
 
