@@ -26,8 +26,11 @@ def test_measure_a_tiny_decode_grid(tmp_path: Path) -> None:
     for p in rep.points:
         assert p.measured_s > 0 and p.predicted_s > 0
         # a roofline from the machine's own measured peaks is a lower bound on a real step
-        # (this machine: 0.10-0.33 of the measured time, Python and small-matmul overheads)
-        assert p.predicted_s <= p.measured_s, (p.predicted_s, p.measured_s)
+        # (this machine: 0.10-0.33 of the measured time, Python and small-matmul overheads),
+        # up to the noise of timing the peaks and the step at different moments on a shared
+        # 2-core machine: one run in ten measured a 256-wide matmul or a 32 MiB copy slowly
+        # enough to put the bound at 1.2x the step, so the check allows 1.5x
+        assert p.predicted_s <= 1.5 * p.measured_s, (p.predicted_s, p.measured_s)
     # the record is written in the catalog's schema and loads back with get_hardware(path)
     path = tmp_path / "this-machine.toml"
     path.write_text(rep.hardware_record("this-machine"), encoding="utf-8")

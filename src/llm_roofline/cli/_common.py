@@ -32,7 +32,7 @@ from llm_roofline.cli._format import print_table as print_table
 from llm_roofline.cli._format import range_cells as range_cells
 from llm_roofline.cli._format import time_cells as time_cells
 from llm_roofline.cli._format import time_unit as time_unit
-from llm_roofline.engine.roofline import OVERLAP_MODES
+from llm_roofline.engine.options import OVERLAP_MODES
 
 if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_roofline._core import units
 from llm_roofline.cli._common import (
@@ -15,7 +15,10 @@ from llm_roofline.cli._common import (
     print_table,
     time_cells,
 )
-from llm_roofline.hardware.chip import STATUSES, Chip
+from llm_roofline.hardware.record import STATUSES
+
+if TYPE_CHECKING:
+    from llm_roofline.hardware.chip import Chip
 
 
 def cmd_models(args: argparse.Namespace) -> int:

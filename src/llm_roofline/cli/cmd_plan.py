@@ -24,7 +24,6 @@ from llm_roofline.cli._common import (
     print_table,
     progress_bar,
 )
-from llm_roofline.engine.cost import is_priced
 
 if TYPE_CHECKING:
     from llm_roofline.hardware.chip import Chip
@@ -95,6 +94,8 @@ def _chips(args: argparse.Namespace) -> list[Chip]:
     # every --price's pairs together: a chip priced twice is refused there, naming it
     pairs = [pair for g in given if not isinstance(g, float) for pair in g]
     chips = priced_chips(chips, pairs, field="price")
+    from llm_roofline.engine.cost import is_priced
+
     for c in chips:
         if not is_priced(c):
             raise InputError(

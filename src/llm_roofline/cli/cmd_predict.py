@@ -26,7 +26,7 @@ from llm_roofline.cli._common import (
     time_unit,
     unpriced_note,
 )
-from llm_roofline.serving.modes import MODES
+from llm_roofline.serving.contract import MODES
 
 
 def _settings(args: argparse.Namespace) -> dict[str, object]:

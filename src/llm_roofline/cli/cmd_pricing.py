@@ -27,7 +27,6 @@ from llm_roofline.cli._common import (
     unpriced_note,
     written_out,
 )
-from llm_roofline.engine.cost import is_priced
 
 
 def _price_step(args: argparse.Namespace, out: dict[str, Any], lines: list[str]) -> list[list[str]]:
@@ -183,6 +182,8 @@ def cmd_pricing(args: argparse.Namespace) -> int:
     step = args.long_context_threshold
     step_rows = _price_step(args, out, lines) if step is not None else None
     hit_rows = None
+    from llm_roofline.engine.cost import is_priced
+
     if args.model is not None and not is_priced(chip_from_args(args)):
         out["cost_floor"] = None
         lines.append(f"{args.model} on {args.chips} × {args.hardware}: {unpriced_note(args)}")

@@ -24,7 +24,7 @@ from llm_roofline.cli._common import (
     system_flags,
     time_cells,
 )
-from llm_roofline.whatif.sensitivity import MAX_CHIPS, MAX_STEP, MIN_STEP
+from llm_roofline.whatif.limits import MAX_CHIPS, MAX_STEP, MIN_STEP
 
 
 def step_pct(text: str) -> float:

@@ -6,12 +6,26 @@ refuses an unknown keyword argument."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 if TYPE_CHECKING:
     from llm_roofline.engine.parallel import CommModel, Parallelism
 
-__all__ = ["PASS_OPTIONS", "MemoryOptions", "PassOptions", "check_options", "memory_options"]
+__all__ = [
+    "OVERLAP_MODES",
+    "PASS_OPTIONS",
+    "MemoryOptions",
+    "Overlap",
+    "PassOptions",
+    "check_options",
+    "memory_options",
+]
+
+# How a pass's terms combine (`step_time.combine`): the lecture's max of compute and memory
+# ("full"), per operation ("per-op"), or their sum ("none"). Here, with no numpy, so that the
+# command line can offer them without loading the engine.
+Overlap = Literal["full", "per-op", "none"]
+OVERLAP_MODES: tuple[Overlap, ...] = ("full", "per-op", "none")
 
 
 class PassOptions(TypedDict, total=False):

@@ -14,7 +14,7 @@ context, ...), shared by every entry point.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.backend import ARRAY, Backend, Num
 from llm_roofline._core.errors import InputError
+from llm_roofline.engine.options import OVERLAP_MODES, Overlap
 from llm_roofline.engine.parallel import CommOverlap
 from llm_roofline.hardware.chip import System
 
@@ -39,8 +40,6 @@ __all__ = [
     "positive_array",
 ]
 
-Overlap = Literal["full", "per-op", "none"]
-OVERLAP_MODES: tuple[Overlap, ...] = ("full", "per-op", "none")
 MAX_SIZE = 1e12  # no batch, context or token count of a real deployment comes near this
 BOUND_NAMES = ("compute", "memory", "communication")
 

@@ -60,6 +60,7 @@ from llm_roofline.engine.step_time import bound_index
 from llm_roofline.hardware.chip import Chip, System
 from llm_roofline.model.checkpoints import get_model
 from llm_roofline.model.spec import ModelSpec
+from llm_roofline.serving.contract import MODES
 from llm_roofline.serving.passes import ServingTerms, scenario_passes
 from llm_roofline.serving.results import ServingColumns, ServingResult, Timing, join, replicated
 from llm_roofline.serving.spans import MAX_STEPS_SAMPLED, size
@@ -85,7 +86,6 @@ __all__ = [
     "valid_rows",
 ]
 
-MODES = ("decode", "static", "continuous")
 POINTS_PER_CALL = 1 << 19  # decode contexts per engine call in `serve_many`: bounds its memory
 
 

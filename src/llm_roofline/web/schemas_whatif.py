@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import Field, StrictInt
 
 from llm_roofline.web.schemas import MAX_CONTEXT, SystemQuery
-from llm_roofline.whatif.sensitivity import MAX_CHIPS, MAX_STEP, MIN_STEP
+from llm_roofline.whatif.limits import MAX_CHIPS, MAX_STEP, MIN_STEP
 
 __all__ = ["FastModeRequest", "SensitivityRequest"]
 

@@ -77,7 +77,8 @@ from llm_roofline.whatif.fast_options import (
     on_split,
     speculative_option,
 )
-from llm_roofline.whatif.sensitivity import MAX_CHIPS, check_max_chips
+from llm_roofline.whatif.limits import MAX_CHIPS
+from llm_roofline.whatif.sensitivity import check_max_chips
 
 __all__ = [
     "DEFAULT_ACCEPTANCE",

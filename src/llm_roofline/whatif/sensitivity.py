@@ -45,6 +45,7 @@ from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.engine.cost import is_priced, usd_per_token_from
 from llm_roofline.hardware.chip import Chip
 from llm_roofline.whatif.batches import largest_batch
+from llm_roofline.whatif.limits import DEFAULT_STEP, MAX_CHIPS, MAX_STEP, MIN_STEP
 
 __all__ = [
     "BOUNDS",
@@ -95,12 +96,6 @@ BOUNDS: dict[str, str] = {
     "scale_up_bandwidth": "communication",
     "scale_out_bandwidth": "communication",
 }
-DEFAULT_STEP = 0.10
-# the steps allowed, as shares: below +0.1% the change of a step time is lost in rounding
-# (a step of 1e-15 gave an elasticity of 1.33 where it is exactly 1); above +100%, no longer
-# a small change
-MIN_STEP, MAX_STEP = 0.001, 1.0
-MAX_CHIPS = 1024  # the most chips a search may try (the catalog's ranking, fast-mode's chips)
 _CHIP_ATTR = {
     "memory_bandwidth": "memory_bw",
     "memory_capacity": "memory_bytes",
