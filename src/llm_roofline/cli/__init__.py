@@ -6,13 +6,15 @@ plan, validate, calibrate, measure, serve, pricing, cache-tiers, balance, demo (
 Tables use `rich` when it is installed (extra `cli`) and plain aligned text otherwise;
 `--json` prints what a program reads. Bad input exits with code 2 and one line on stderr,
 never a traceback. matplotlib, rich and torch are imported only inside the verbs that need
-them, so `--help` pays for Python, numpy and the package alone (`benchmarks/startup.py`).
+them, and importing this package loads no numpy (`benchmarks/startup.py`,
+`tests/cli/test_startup.py`).
 
-One module per verb group, each verb's parser beside its handler: `catalog` (models,
-hardware), `report` (report, sweep, demo), `predict`, `optimize`, `whatif` (sensitivity,
-fast-mode), `simulate`, `plan`, `validation` (validate, calibrate, measure), `serve`,
-`economics` (pricing, cache-tiers, balance);
-`_common` holds the parser class, argument types and output helpers.
+One module per verb group, each verb's parser beside its handler: `cmd_catalog` (models,
+hardware), `cmd_report` (report, sweep, demo), `cmd_predict`, `cmd_optimize`, `cmd_whatif`
+(sensitivity, fast-mode), `cmd_simulate`, `cmd_plan`, `cmd_validation` (validate, calibrate,
+measure), `cmd_serve`, `cmd_economics` (cache-tiers, balance) and `cmd_pricing` (pricing);
+`_common` holds the parser class, the deployment flags and the one-line errors, `_args` the
+argument types, `_format` the output as people read it.
 """
 
 from __future__ import annotations
@@ -21,16 +23,18 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from llm_roofline.cli import cmd_catalog as catalog
-from llm_roofline.cli import cmd_economics as economics
-from llm_roofline.cli import cmd_optimize as optimize
-from llm_roofline.cli import cmd_plan as plan
-from llm_roofline.cli import cmd_predict as predict
-from llm_roofline.cli import cmd_report as report
-from llm_roofline.cli import cmd_serve as serve
-from llm_roofline.cli import cmd_simulate as simulate
-from llm_roofline.cli import cmd_validation as validation
-from llm_roofline.cli import cmd_whatif as whatif
+from llm_roofline.cli import (
+    cmd_catalog,
+    cmd_economics,
+    cmd_optimize,
+    cmd_plan,
+    cmd_predict,
+    cmd_report,
+    cmd_serve,
+    cmd_simulate,
+    cmd_validation,
+    cmd_whatif,
+)
 from llm_roofline.cli._common import Parser
 
 __all__ = ["build_parser", "main"]
@@ -67,18 +71,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser, title="verbs")
     # the order here is the order `llm-roofline --help` lists the verbs in
-    catalog.add_parsers(sub)  # models, hardware
-    report.add_report_parser(sub)
-    predict.add_parsers(sub)
-    report.add_sweep_parser(sub)
-    optimize.add_parsers(sub)
-    whatif.add_parsers(sub)  # sensitivity, fast-mode
-    simulate.add_parsers(sub)
-    plan.add_parsers(sub)
-    validation.add_parsers(sub)  # validate, calibrate, measure
-    serve.add_parsers(sub)
-    economics.add_parsers(sub)  # pricing, cache-tiers, balance
-    report.add_demo_parser(sub)
+    cmd_catalog.add_parsers(sub)  # models, hardware
+    cmd_report.add_report_parser(sub)
+    cmd_predict.add_parsers(sub)
+    cmd_report.add_sweep_parser(sub)
+    cmd_optimize.add_parsers(sub)
+    cmd_whatif.add_parsers(sub)  # sensitivity, fast-mode
+    cmd_simulate.add_parsers(sub)
+    cmd_plan.add_parsers(sub)
+    cmd_validation.add_parsers(sub)  # validate, calibrate, measure
+    cmd_serve.add_parsers(sub)
+    cmd_economics.add_parsers(sub)  # pricing, cache-tiers, balance
+    cmd_report.add_demo_parser(sub)
     return p
 
 
