@@ -1,7 +1,8 @@
-"""One time format for the command line and the page: the page's `LR.fmtTime` and `LR.cliNum`
-(web/static/common.js) write a table of values exactly as the command line's `fmt_time` and
-`fmt_num` (cli/_format.py) do, ns to years. The JavaScript runs under node (skipped without
-it); common.js needs no page to define its formats, only `document.body` to exist."""
+"""One time, number and money format for the command line and the page: the page's
+`LR.fmtTime`, `LR.cliNum` and `LR.fmtUsd` (web/static/common.js) write a table of values exactly
+as the command line's `fmt_time`, `fmt_num` and `fmt_money` (cli/_format.py) do. The
+JavaScript runs under node (skipped without it); common.js needs no page to define its formats,
+only `document.body` to exist."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_roofline.cli._format import fmt_num, fmt_time
+from llm_roofline.cli._format import fmt_money, fmt_num, fmt_time
 
 COMMON = Path(__file__).resolve().parents[2] / "src/llm_roofline/web/static/common.js"
 DAY = 86400.0
@@ -40,6 +41,9 @@ TIMES = [
     -0.5,
 ]
 NUMBERS = [0.0189, 5.19, 972.0, 1130.0, 1e-5, -3e-5, 0.00012345, 31_500_000.0, -2.5, 0.0]
+# dollars: tiny (per token), cents, the three-digit range, its edge, whole dollars, negative
+MONEY = [1.66e-7, 1.66e-5, -3.2e-5, 0.000123, 0.159, 0.5, 1.1, 3.99, 150.0, 999.4, 999.6]
+MONEY += [1234.0, 27_930.0, 0.0, -2.5, -2000.0]
 
 
 def _node(expr: str) -> list[str]:
@@ -67,6 +71,20 @@ def test_the_page_writes_times_as_the_command_line_does() -> None:
 def test_the_page_writes_figures_as_the_command_line_does() -> None:
     page = _node(f"{json.dumps(NUMBERS)}.map((v) => LR.cliNum(v))")
     assert page == [fmt_num(v) for v in NUMBERS]
+
+
+@needs_node
+def test_the_page_writes_money_as_the_command_line_does() -> None:
+    page = _node(f"{json.dumps(MONEY)}.map((v) => LR.fmtUsd(v))")
+    assert page == [fmt_money(v) for v in MONEY]
+
+
+def test_money_by_hand() -> None:
+    # the command line's own, never an exponent: the page is held to it above
+    assert fmt_money(0.5) == "$0.5"
+    assert fmt_money(999.6) == "$1,000"  # three digits would round to 1e+03
+    assert fmt_money(27_930.0) == "$27,930"
+    assert fmt_money(1.66e-7) == "$0.000000166"
 
 
 def test_the_ladder_by_hand() -> None:

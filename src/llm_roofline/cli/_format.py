@@ -135,7 +135,8 @@ def fmt_money(x: float | None) -> str:
         return "n/a"
     if 0 < abs(x) < 1e-4:  # where .3g would turn to exponents: $0.0000166, not $1.66e-05
         return f"${fmt_sig(x)}"
-    return f"${x:,.3g}" if x < 1000 else f"${x:,.0f}"
+    # .3g only where it stays fixed point: 999.5 would round to 1e+03
+    return f"${x:,.3g}" if abs(x) < 999.5 else f"${x:,.0f}"
 
 
 def fit_widths(

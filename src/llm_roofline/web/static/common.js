@@ -238,8 +238,21 @@ const LR = (() => {
     const [scale, unit] = timeUnit(s);
     return `${cliNum(s / scale)} ${unit}`;
   }
-  // money keeps its trailing zeros ($1.10); from $100 whole dollars ($1,234, never $1.23e+3)
-  const fmtUsd = (x) => (x === null || x === undefined ? "–" : "$" + (x >= 100 ? fmtNum(x) : x.toPrecision(3)));
+  // money as the command line writes it (cli/_format.py fmt_money): three significant digits
+  // below $1,000 ($0.159, $1.1, $150), whole dollars with commas from there ($1,234), a tiny
+  // amount in fixed point ($0.0000166), never an exponent; "n/a" when not finite;
+  // tests/web/test_formats.py holds the two to the same text
+  function fmtUsd(x) {
+    if (x === null || x === undefined) return "–";
+    if (!Number.isFinite(x)) return "n/a";
+    const a = Math.abs(x);
+    if (a !== 0 && a < 1e-4) {
+      const fixed = x.toFixed(Math.min(20, 2 - Math.floor(Math.log10(a))));
+      return "$" + fixed.replace(/0+$/, "").replace(/\.$/, "");
+    }
+    if (a < 999.5) return "$" + String(+x.toPrecision(3));
+    return "$" + x.toLocaleString("en-US", { maximumFractionDigits: 0 });
+  }
   // a large count in words, as the command line writes it: 69.5 billion, 31.5 trillion
   function fmtWords(v) {
     for (const [scale, word] of [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"]]) {
