@@ -399,6 +399,7 @@ def test_continuous_batching_keeps_the_engines_line() -> None:
     assert "GB per chip needed" in line and "largest" not in line
 
 
+@pytest.mark.slow
 def test_the_chip_search_is_bounded() -> None:
     """A scenario nothing near fits tries at most 96 chip counts (32 one by one, then
     multiples of 8) and says how many it tried, not that every count up to the last was."""

@@ -107,6 +107,7 @@ def _assert_same(grouped: list[ScenarioResult], alone: list[ScenarioResult]) -> 
                     assert got[k] == v, (g.line, k)
 
 
+@pytest.mark.slow
 def test_grouped_path_equals_the_per_row_path_on_mixed_rows() -> None:
     rows = _rows(320, seed=13)
     grouped = predict_rows(rows)

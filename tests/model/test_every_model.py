@@ -16,6 +16,7 @@ from llm_roofline.serving.modes import MODES, serve
 SYSTEMS = [("h100-sxm", 8), ("mi300x", 8), ("tpu-v5e", 16), ("rtx-4090", 1), ("gb200", 72)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_id", lr.list_models())
 def test_report_is_finite_everywhere(model_id: str) -> None:
     for hw, n in SYSTEMS:

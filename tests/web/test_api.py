@@ -620,6 +620,7 @@ def test_tokens_per_second_per_user_is_one_token_a_step() -> None:
     assert a["tokens_per_s"] == pytest.approx(16 / a["t_step_s"], rel=1e-12)
 
 
+@pytest.mark.slow
 def test_plan_costs_the_hardware_at_the_price_given() -> None:
     """A price for a chip of the plan costs the fleet at it: the best fleet's $/hour is its
     chips × the price, and the answer says which price each chip was costed at."""

@@ -209,6 +209,7 @@ def test_fast_mode_view_shows_the_api_numbers(server: str, browser: Any, tmp_pat
     p.close()
 
 
+@pytest.mark.slow
 def test_api_refuses_what_the_page_cannot_send(server: str) -> None:
     with pytest.raises(urllib.error.HTTPError) as e:
         _post(server, "/api/fast-mode", {"model": "llama-3.1-8b", "speedup": 0.5})
