@@ -41,10 +41,21 @@ def test_iterates_and_counts_the_json_keys_in_order() -> None:
     assert f.get("missing", "none") == "none"  # the rest of Mapping comes with it
 
 
-def test_a_record_without_as_dict_says_so() -> None:
-    @dataclass(frozen=True)
-    class Bare(JsonRecord):
-        x: int
+def test_a_record_that_is_no_dataclass_must_say_its_mapping() -> None:
+    class Bare(JsonRecord):  # no fields to read: as_dict must be given
+        pass
 
-    with pytest.raises(NotImplementedError):
-        Bare(1)["x"]
+    with pytest.raises(TypeError):
+        Bare()["x"]
+
+
+@dataclass(frozen=True)
+class _Plain(JsonRecord):
+    batch: float
+    engine: str
+
+
+def test_by_default_the_mapping_is_the_fields_in_order() -> None:
+    r = _Plain(batch=64.0, engine="ideal")
+    assert r.as_dict() == {"batch": 64.0, "engine": "ideal"}
+    assert list(r) == ["batch", "engine"] and r["engine"] == "ideal"

@@ -8,7 +8,6 @@ range, cost per token and memory fit.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,9 +56,6 @@ class StepFigures(JsonRecord):
     usd_per_million_tokens: FloatArray
     bound: NDArray[np.str_]
 
-    def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
 
 @dataclass(frozen=True, eq=False)
 class StepCurve(JsonRecord):
@@ -100,9 +96,6 @@ class LatencyCostGrid(JsonRecord):
     batch: FloatArray
     latency_s: FloatArray
     usd_per_token: FloatArray
-
-    def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 def step_figures(dep: Deployment, step: StepTime) -> StepFigures:

@@ -4,9 +4,7 @@ this and the cache tiers (`cache_tiers`) price a prompt by."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -36,9 +34,6 @@ class CostFloor(JsonRecord):
     kv_bytes_per_token: float
     engine: str
 
-    def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
 
 @dataclass(frozen=True, eq=False)
 class ContextCosts(JsonRecord):
@@ -50,9 +45,6 @@ class ContextCosts(JsonRecord):
     usd_per_million_output_tokens: FloatArray
     usd_per_million_output_tokens_batch1: FloatArray
     engine: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 def deployment_price(dep: Deployment) -> float:
