@@ -1,5 +1,7 @@
-"""The command line starts without the engine: `--help` and the parsers need neither numpy nor
-any wing below the command line's own names (benchmarks/startup.py times it)."""
+"""Importing the command line loads neither numpy nor the engine: its modules take their
+names (overlap and serving modes, the what-if bounds) from modules without numpy. Building the
+parsers still loads the engine for the engine families' names (docs/performance.md says so;
+benchmarks/startup.py times `--help`)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import subprocess
 import sys
 
 
-def test_the_command_line_loads_no_numpy_and_no_engine() -> None:
+def test_importing_the_command_line_loads_no_numpy_and_no_engine() -> None:
     code = (
         "import sys, llm_roofline.cli\n"
         "heavy = [m for m in sys.modules if m == 'numpy' or m.startswith(("

@@ -6,6 +6,7 @@ refuses an unknown keyword argument."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 if TYPE_CHECKING:
@@ -62,9 +63,8 @@ def memory_options(options: PassOptions) -> MemoryOptions:
     return out
 
 
-def check_options(options: object, where: str) -> None:
+def check_options(options: Mapping[str, object], where: str) -> None:
     """Refuse a keyword that is not a pass option (as Python refuses an unknown keyword)."""
-    assert isinstance(options, dict)
     if options.keys() <= PASS_OPTIONS:
         return
     odd = sorted(set(options) - PASS_OPTIONS)
