@@ -19,7 +19,7 @@ from llm_roofline.engine.parallel import CommModel, Parallelism
 FIELDS = [
     f.name
     for f in dataclasses.fields(lr.StepTime)
-    if f.name not in ("overlap", "system", "comm_overlap", "single")
+    if f.name not in ("overlap", "system", "comm_overlap", "single", "double")
 ]
 
 CASES = [
@@ -56,6 +56,9 @@ def _same(a: lr.StepTime, b: lr.StepTime) -> None:
     assert (a.single is None) == (b.single is None)
     if a.single is not None and b.single is not None:
         _same(a.single, b.single)
+    assert (a.double is None) == (b.double is None)
+    if a.double is not None and b.double is not None:
+        _same(a.double, b.double)
 
 
 @pytest.mark.parametrize(("model", "hw", "chips", "split", "overlap"), CASES)

@@ -22,7 +22,7 @@ A pass takes `combine(t_compute / eff, t_weights / bw_eff + t_kv · (1 + (g − 
 gqa_share)) / kv_eff) + t_comm / comm_eff + overhead_s + layers · layer_s` (+
 `prefill_overhead_s`), with the ideal engine's overlap of compute and memory and
 communication on the critical path with one micro-batch (the StepTime's `one_batch` terms),
-except where the split is expert-parallel (`comm_overlap` "expert", `pass_time`).
+except in a prefill on an expert-parallel split (`comm_overlap` "expert", `pass_time`).
 
 The constants are fitted once to every scored validation row (`fitting.py`): shared values plus
 effects of the engine family, the chip's vendor and its memory kind, and `data/profiles.toml`
@@ -95,10 +95,10 @@ class Profile:
     fitted_on: tuple[int, ...] = ()  # validation rows (`row` of data/validation.csv)
     note: str = ""
     # real engines wait for their tensor-parallel all-reduces (they feed the next layer) but
-    # overlap expert-parallel all-to-alls: "expert" hides all of an expert-parallel pass's
-    # communication where two micro-batches are faster (with tp > 1 too, which is optimistic:
-    # the ideal stays the floor); "none" always times one micro-batch, "all" the ideal's
-    # schedule
+    # overlap a prefill's expert-parallel all-to-alls: "expert" hides all of an
+    # expert-parallel prefill's communication where two micro-batches are faster (with tp > 1
+    # too, which is optimistic: the ideal stays the floor); "none" always times one
+    # micro-batch, "all" the ideal's schedule
     comm_overlap: str = "expert"
     stats: dict[str, float] = field(default_factory=dict)
 
@@ -125,13 +125,19 @@ def pass_time(
     """The time of a pass under a profile (its ideal time when `profile` is None).
 
     The profile keeps communication on the critical path: it times the one-micro-batch
-    schedule (`StepTime.one_batch`), except that where the split is expert-parallel and the
-    ideal chose two micro-batches, it takes two where that is faster under the profile too
-    (`comm_overlap` "expert": engines serving wide expert parallelism overlap their dispatch
-    and combine with the other micro-batch's compute). Prompt tokens' matmuls and attention
-    run at `prefill_eff` (all of a pass with `prefill=True`; a mixed step's prefill share
-    otherwise), decode tokens' at `flops_eff`. A prefill, and a mixed step that gives a new
-    request its first token (`first_token`), pay `prefill_overhead_s` besides.
+    schedule (`StepTime.one_batch`), except that a prefill on an expert-parallel split takes
+    two micro-batches wherever they are possible and faster under the profile
+    (`comm_overlap` "expert": engines split a long prompt's tokens and overlap its expert
+    dispatch and combine with the other half's compute). It chooses under its own
+    efficiencies (`StepTime.double`), not where the ideal chose: an engine keeps the cheaper
+    schedule, so a prefill's time never falls as its prompt grows (Mixtral on 2 H100 took
+    54.0 ms at 1,906 prompt tokens and 47.1 at 1,913 when the profile followed the ideal's
+    choice). Decode and mixed steps keep one micro-batch (two-batch overlap of decode is an
+    opt-in of SGLang and vLLM); docs/validation.md has the fit of each choice. Prompt
+    tokens' matmuls and attention run at `prefill_eff` (all of a pass with `prefill=True`; a
+    mixed step's prefill share otherwise), decode tokens' at `flops_eff`. A prefill, and a
+    mixed step that gives a new request its first token (`first_token`), pay
+    `prefill_overhead_s` besides.
     """
     if profile is None:
         return step.t_step
@@ -139,11 +145,12 @@ def pass_time(
         t = _timed(step, profile, prefill, step.micro_batches > 1)
     else:
         t = _timed(step.one_batch, profile, prefill, False)
-        if profile.comm_overlap == "expert" and step.single is not None:
-            two = np.flatnonzero((step.micro_batches > 1) & (np.asarray(step.ep) > 1))
+        double = step.double
+        if profile.comm_overlap == "expert" and prefill and double is not None:
+            two = np.flatnonzero((double.micro_batches > 1) & (np.asarray(step.ep) > 1))
             if two.size:  # only those points: most passes of a stack have one micro-batch
                 t = np.array(t, copy=True)
-                t2 = _timed(_points(step, two), _points(profile, two), prefill, True)
+                t2 = _timed(_points(double, two), _points(profile, two), prefill, True)
                 t.flat[two] = np.minimum(t.flat[two], t2)
     fixed = profile.overhead_s + profile.layer_s * step.layers
     if prefill or first_token:

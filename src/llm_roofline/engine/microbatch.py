@@ -5,7 +5,9 @@ averaged fractions under continuous batching), costs the busiest chip's terms
 (`pass_terms.py`) with one micro-batch and, where communication is costed, with two, and
 `schedule` picks per element: one micro-batch (communication added), or two where allowed and
 (`CommModel.overlap` "auto") faster: `max(work, t_comm)`, the weights read twice and each
-collective's latency paid twice. With pp stages a decode step is pp stage times.
+collective's latency paid twice. The two-micro-batch terms stay in `StepTime.double` wherever
+two are possible, for a calibrated engine to choose under its own efficiencies. With pp
+stages a decode step is pp stage times.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def run_pass(
     in_flight: Num | None = None,
     tokens_per_pass: Num | None = None,
     per_seq: tuple[Num, Num] | None = None,
+    groups: tuple[Num, Num] | None = None,
 ) -> StepTime:
     """The terms of the busiest chip of one pipeline stage, times pp (decode), and its time.
 
@@ -53,7 +56,9 @@ def run_pass(
     One stage pass carries `decode_seqs` sequences decoding one token each at `decode_context`
     and `prefill_seqs` prompts of `prefill_len` tokens after `cached_len` cached. `per_seq`:
     a decode sequence's attention FLOPs and KV elements read, given instead of its context
-    (e.g. their means over the spread of contexts of a continuous batch; `Load`).
+    (e.g. their means over the spread of contexts of a continuous batch; `Load`). `groups`:
+    the decode sequences and prompts of the busiest data-parallel group, given (instead of
+    shared by the rules above).
     """
     whole = whole_sequences and p.split
     dp = p.dp
@@ -63,6 +68,8 @@ def run_pass(
         nd_g, npf_g = xp.ceil(nd_g), xp.ceil(npf_g)
     elif whole_prefill:  # averaged load, but the busiest group holds one whole prompt at least
         npf_g = xp.where(npf_g > 0, xp.maximum(npf_g, 1.0), 0.0)
+    if groups is not None:
+        nd_g, npf_g = groups
     ld = Load(nd, decode_context, npf, prefill_len, cached_len, nd_g, npf_g, all_logits, per_seq)
     one, two, possible = pass_terms(xp, p, ld, whole=whole, share_kv=whole)
     seqs = nd + npf
@@ -132,7 +139,9 @@ def schedule(
     # read-only views on a grid: batch and tokens_per_pass may be the caller's own arrays
     B, tpp = out(batch), out(tokens_per_pass)
 
-    def make(g: Terms, t: Num, b: Any, mb: Num, single: StepTime | None) -> StepTime:
+    def make(
+        g: Terms, t: Num, b: Any, mb: Num, single: StepTime | None, double: StepTime | None = None
+    ) -> StepTime:
         return new_step_time(
             {
                 "t_matmul": out(g["t_matmul"]),
@@ -155,12 +164,12 @@ def schedule(
                 "ep": ep,
                 "kv_group": kv_group,
                 "single": single,
+                "double": double,
             }
         )
 
-    single = make(one, t1, b1, 1.0, None)
     if two is None:
-        return single
+        return make(one, t1, b1, 1.0, None)
     t2, b2 = combine(
         xp,
         two["t_matmul"],
@@ -171,9 +180,15 @@ def schedule(
         mode,
         comm_hidden=True,
     )
+    where = xp.where
+
+    def pick(use: Any, single: StepTime | None, double: StepTime | None) -> StepTime:
+        g = {k: where(use, two[k], one[k]) for k in TERMS}
+        t, b, mb = where(use, t2, t1), where(use, b2, b1), where(use, 2.0, 1.0)
+        return make(g, t, b, mb, single, double)
+
+    double = pick(possible, None, None)  # two wherever possible: what a profile may keep
     use = possible if comm_mode == "two-batch" else possible & (t2 < t1)
     if not xp.any(use):
-        return single
-    where = xp.where
-    g = {k: where(use, two[k], one[k]) for k in TERMS}
-    return make(g, where(use, t2, t1), where(use, b2, b1), where(use, 2.0, 1.0), single)
+        return make(one, t1, b1, 1.0, None, double)
+    return pick(use, make(one, t1, b1, 1.0, None), double)

@@ -112,7 +112,11 @@ class StepTime:
     path, recombines those). `t_comm_latency` is the latency part of `t_comm`;
     `t_matmul_prefill` and `t_attn_prefill` the part of `t_matmul` and `t_attn` spent on
     prompt tokens (a mixed step's prefill share; all of a prefill's); `layers` the model's
-    layers one pass runs through (a calibrated engine pays a fixed time on each).
+    layers one pass runs through (a calibrated engine pays a fixed time on each). `double`
+    holds the two-micro-batch terms at every element where two are possible, whichever the
+    ideal chose (`micro_batches` 2 there, the one-micro-batch terms elsewhere; None where
+    communication is not costed): a calibrated engine can keep whichever schedule is faster
+    under its own efficiencies, so its time does not jump where the ideal's choice flips.
     """
 
     t_matmul: FloatArray
@@ -135,6 +139,7 @@ class StepTime:
     ep: float = 1.0  # the split's expert parallelism (a calibrated engine overlaps its all-to-alls)
     kv_group: float = 1.0  # query heads per KV head (GQA's H / K; 1 for MHA and MLA)
     single: StepTime | None = None
+    double: StepTime | None = None
 
     @property
     def t_compute(self) -> FloatArray:

@@ -70,15 +70,23 @@ _FIELDS = (
 
 def _concat(steps: Sequence[tuple[StepTime, NDArray[np.intp]]]) -> StepTime:
     """One StepTime of the chosen points of each pass: each pass's schedule, with the
-    one-micro-batch terms of every point as its `single`."""
+    one-micro-batch terms of every point as its `single` and, where any pass has them, the
+    two-micro-batch terms as its `double` (a pass without: its one-micro-batch terms)."""
     overlaps = {s.overlap for s, _ in steps}
     if len(overlaps) != 1:
         raise ValueError(f"rows of one stack share an overlap mode, got {sorted(overlaps)}")
     single = _join([(s.one_batch, idx) for s, idx in steps], None)
-    return _join(steps, single)
+    double = None
+    if any(s.double is not None for s, _ in steps):
+        double = _join([(s.double or s.one_batch, idx) for s, idx in steps], None)
+    return _join(steps, single, double)
 
 
-def _join(steps: Sequence[tuple[StepTime, NDArray[np.intp]]], single: StepTime | None) -> StepTime:
+def _join(
+    steps: Sequence[tuple[StepTime, NDArray[np.intp]]],
+    single: StepTime | None,
+    double: StepTime | None = None,
+) -> StepTime:
     values: dict[str, Any] = {}
     for name in _FIELDS:
         values[name] = np.concatenate(
@@ -94,6 +102,7 @@ def _join(steps: Sequence[tuple[StepTime, NDArray[np.intp]]], single: StepTime |
         system=first.system,
         comm_overlap=first.comm_overlap,
         single=single,
+        double=double,
     )
     return new_step_time(values)
 
@@ -345,4 +354,6 @@ def _take(step: StepTime, which: Any) -> StepTime:
     values["bound"] = step.bound[which]
     if step.single is not None:
         values["single"] = _take(step.single, which)
+    if step.double is not None:
+        values["double"] = _take(step.double, which)
     return new_step_time(values)
