@@ -72,7 +72,7 @@ def test_as_dict_keys_follow_the_contract(priced: PlanResult) -> None:
     """`best`: BEST_KEYS first and in order (docs/planning.md, "What plan does"); candidates
     each marked `meets_slo`; the request echoed as ids and seconds (300 ms = 0.3 s)."""
     d = priced.as_dict()
-    assert list(d) == ["request", "best", "reason", "candidates", "searched"]
+    assert list(d) == ["request", "best", "runner_up", "reason", "candidates", "searched"]
     assert list(d["best"])[: len(BEST_KEYS)] == list(BEST_KEYS)
     assert "meets_slo" not in d["best"]
     assert d["candidates"] and all(c["meets_slo"] in (True, False) for c in d["candidates"])
@@ -150,7 +150,12 @@ def test_a_disaggregated_fleet_names_its_pools_and_an_aggregated_one_does_not() 
     row = dis.as_dict()
     assert row["prefill_split"] == {"chips": 1, "tp": 1, "pp": 1, "ep": 1}
     assert row["decode_split"] == {"chips": 2, "tp": 2, "pp": 1, "ep": 1}
+    # issue 27 §6: no top-level figure of one instance beside the two pools (the decode
+    # pool's tp 2 with 2 instances in all would read as 4 chips, not the fleet's 3)
+    assert [row[k] for k in ("replicas", "tp", "pp", "ep", "dp", "instance_chips")] == [None] * 6
+    assert agg.as_dict()["tp"] == agg.tp and agg.as_dict()["replicas"] == agg.replicas
     assert list(dis.best_dict())[len(BEST_KEYS) :] == [
+        "draws",
         "dp",
         "instance_chips",
         "prefill_instances",

@@ -12,6 +12,7 @@ import pytest
 
 from llm_roofline import spec_from_config
 from llm_roofline.planning.fleet_bounds import SEEDS, Shape, Traffic, instance_shapes, traffic
+from llm_roofline.planning.fleet_ladders import aggregated, disaggregated
 from llm_roofline.planning.fleet_request import FleetRequest
 from llm_roofline.planning.fleet_result import Fleet
 from llm_roofline.planning.fleet_search import HEADROOM, Search, meets
@@ -76,7 +77,7 @@ def test_a_fleet_past_max_chips_is_not_simulated() -> None:
     # instances, 5 chips, more than the 4 allowed
     slow = dataclasses.replace(one, decode_rps=2.0, prefill_rps=5.0)
     search = Search(req, seen)
-    search.aggregated([slow])
+    aggregated(search, [slow])
     assert search.too_big == [5] and search.too_big_chips == {"test-chip": 5}
     assert search.simulations == 0 and search.rows == [] and search.best is None
     assert (search.done, search.total) == (1, 1)
@@ -88,7 +89,7 @@ def test_a_fleet_whose_cost_bound_is_not_below_the_best_is_pruned() -> None:
     search.best = _fleet(usd_per_hour=3.0)
     # 20 requests/s an instance: one instance carries 10, at $0.001/s = $3.60/hour >= $3.00
     fast = dataclasses.replace(one, decode_rps=20.0, prefill_rps=20.0)
-    search.aggregated([fast])
+    aggregated(search, [fast])
     assert search.pruned == 1 and search.pruned_usd_h == {"test-chip": pytest.approx(3.6)}
     assert search.simulations == 0
 
@@ -102,7 +103,7 @@ def test_disaggregated_pairs_the_best_shapes_of_each_role() -> None:
     # $0.001/s each = $10.80/hour, not below $3.00: every pair is pruned
     pre = [dataclasses.replace(one, prefill_rps=r) for r in (5.0, 4.0, 1.0)]
     dec = [dataclasses.replace(one, decode_rps=r) for r in (10.0, 5.0, 2.0)]
-    search.disaggregated(pre, dec)
+    disaggregated(search, pre, dec)
     assert search.total == 4 and search.pruned == 4 and search.simulations == 0
     assert search.pruned_usd_h == {"test-chip": pytest.approx(10.8)}
 
@@ -110,7 +111,7 @@ def test_disaggregated_pairs_the_best_shapes_of_each_role() -> None:
 def test_a_small_search_finds_one_chip_and_prices_it_by_hand() -> None:
     req, seen, one = _case()
     search = Search(req, seen)
-    search.aggregated([one])
+    aggregated(search, [one])
     best = search.best
     assert best is not None and best.meets_slo and not best.disaggregated
     # one chip serves 10 requests/s of 10 output tokens: $3.60/hour over 100 tokens/s is

@@ -155,15 +155,21 @@ def test_disaggregated_best_resimulated():
     b = res.best
     assert b is not None and b["disaggregated"]
     assert b["prefill_chips"] + b["decode_chips"] == b["chips"]
-    one = deployment(MODEL, "h100-sxm", b["instance_chips"], tp=b["tp"], pp=b["pp"])
-    assert b["prefill_split"] == b["decode_split"] or b["prefill_split"]["chips"] > 0
+    # issue 27 §6: the pools, not a top-level split, describe a disaggregated fleet
+    assert b["tp"] is None and b["replicas"] is None and b["instance_chips"] is None
+    ds = b["decode_split"]
+    one = deployment(MODEL, "h100-sxm", ds["chips"], tp=ds["tp"], pp=ds["pp"])
     ps = b["prefill_split"]
     pf_one = deployment(MODEL, "h100-sxm", ps["chips"], tp=ps["tp"], pp=ps["pp"])
     pf, _ = disagg_pools(pf_one, b["prefill_instances"], 1)
     _, dec = disagg_pools(one, 1, b["decode_instances"])
+    # each draw's figures are the ones reported, and the fleet's are their worst
+    assert [d["seed"] for d in b["draws"]] == list(range(SEEDS))
     for seed in range(SEEDS):
         res = simulate(dec, _work(seed), prefill_pool=pf, with_capacity=False, rate=RATE)
         assert _meets(res), seed
+        assert res.summary["tpot_p99_s"] == pytest.approx(b["draws"][seed]["tpot_p99_s"])
+    assert b["tpot_p99_s"] == max(d["tpot_p99_s"] for d in b["draws"])
 
 
 def _number_ms(text: str, after: str) -> float:
@@ -368,12 +374,14 @@ def test_disaggregated_pools_may_use_shapes_that_fail_the_other_target():
 def test_time_limit_stops_a_long_search():
     """A web request may search for a limited time: 200 requests of 2,048 output tokens at
     0.5 requests/s are some 400,000 engine steps a draw, far beyond 0.05 s; the search stops
-    inside the simulator (it looks at the clock every 4,096 steps) and names `requests`."""
+    inside the simulator (it looks at the clock every 4,096 steps) and names `hardware`, with
+    advice the page's Plan form can act on (it has no field for requests per simulation)."""
     with pytest.raises(TimeLimitError) as exc:
         _plan(
             ["h100-sxm"], rate=0.5, input_len=128, output_len=2048, requests=200, time_limit_s=0.05
         )
-    assert exc.value.field == "requests" and "0.05 s" in str(exc.value)
+    assert exc.value.field == "hardware" and "0.05 s" in str(exc.value)
+    assert "requests per simulation" not in str(exc.value) and "max chips" in str(exc.value)
 
 
 def test_a_fleet_must_keep_up_with_the_rate_by_a_margin():
@@ -546,3 +554,25 @@ def test_the_command_line_names_the_hardware_that_lost(capsys):
     out = capsys.readouterr().out
     assert rc == 0 and "best: 4 × rtx-4090" in out, out
     assert "h100-sxm: its cheapest fleet able to carry 20 requests/s costs at least" in out
+
+
+def test_cli_json_simulate_command_reproduces_the_best(capsys):
+    """Issue 27 §6: `plan --json` gives the `simulate` command of its best fleet; run as it
+    stands, it prints the percentiles of the draw it names (its --seed), which are the ones
+    `draws` reports for that seed."""
+    rc = main([*BASE, "--ttft-p90-ms", "300", "--tpot-p99-ms", "40", "--json"])
+    best = json.loads(capsys.readouterr().out)["best"]
+    assert rc == 0 and best["simulate_command"].startswith("llm-roofline simulate ")
+    argv = best["simulate_command"].split()[1:]
+    seed = int(argv[argv.index("--seed") + 1])
+    draw = next(d for d in best["draws"] if d["seed"] == seed)
+    assert main([*argv, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["ttft_p90_s"] == pytest.approx(draw["ttft_p90_s"])
+    assert got["tpot_p99_s"] == pytest.approx(draw["tpot_p99_s"])
+    # §7: where it stands, by the definitions (docs/planning.md): the worst draw's margins
+    worst = max(d["tpot_p99_s"] for d in best["draws"])
+    assert best["margins"]["tpot_p99"] == pytest.approx(1 - worst / 0.040)
+    assert best["utilisation"] == pytest.approx(5.0 / best["capacity_rps"])
+    low = min(best["margins"], key=lambda k: best["margins"][k])
+    assert best["binding"] == low

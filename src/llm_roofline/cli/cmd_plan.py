@@ -18,12 +18,12 @@ from llm_roofline.cli._common import (
     fmt_money,
     fmt_time,
     json_flag,
-    plural,
     positive_float,
     positive_int,
     print_table,
     progress_bar,
 )
+from llm_roofline.cli.plan_text import ms_text, print_fleet
 
 if TYPE_CHECKING:
     from llm_roofline.hardware.chip import Chip
@@ -106,19 +106,6 @@ def _chips(args: argparse.Namespace) -> list[Chip]:
     return chips
 
 
-def _ms(t: float | None, target_ms: float) -> str:
-    """A time in ms, with as many decimals (one at least) as it takes to show which side of
-    the target it is on: 30.04 against 30 reads 30.04, not 30."""
-    if t is None:
-        return "—"
-    v = t / units.ms
-    for decimals in range(1, 7):
-        text = f"{v:,.{decimals}f}"
-        if (float(text.replace(",", "")) > target_ms) == (v > target_ms):
-            return text
-    return text
-
-
 def _meets(r: Mapping[str, Any], ttft_ms: float, tpot_ms: float) -> str:
     """'yes', or 'no' and what missed: a target, or the capacity (a fleet must serve a little
     more than the rate). `r`: a Fleet, or its row as a mapping."""
@@ -133,24 +120,6 @@ def _meets(r: Mapping[str, Any], ttft_ms: float, tpot_ms: float) -> str:
         if t is not None and t / units.ms > target
     ]
     return "no: " + (", ".join(missed) if missed else "capacity")
-
-
-def _fleet(r: Fleet) -> str:
-    """A fleet in words: '6 × h100-sxm, 6 instances of 1 chip' or its two pools."""
-    ps, ds = r.prefill_split, r.decode_split
-    if ps is not None and ds is not None:
-        return (
-            f"{r.chips} × {r.hardware}: "
-            f"{plural(r.prefill_instances or 0, 'prefill instance')} of "
-            f"{plural(ps.chips, 'chip')} (tp {ps.tp} · pp {ps.pp}) + "
-            f"{plural(r.decode_instances or 0, 'decode instance')} of "
-            f"{plural(ds.chips, 'chip')} (tp {ds.tp} · pp {ds.pp})"
-        )
-    dp = f" · dp {r.dp}" if r.dp > 1 else ""
-    return (
-        f"{r.chips} × {r.hardware}: {plural(r.replicas, 'instance')} of "
-        f"{plural(r.instance_chips, 'chip')} (tp {r.tp} · pp {r.pp} · ep {r.ep}{dp})"
-    )
 
 
 def _shape(r: Fleet) -> str:
@@ -229,14 +198,9 @@ def _print_best(res: PlanResult, ttft_ms: float, tpot_ms: float) -> None:
         n = q.max_chips
         print(f"no fleet of up to {n} chip{'s' if n > 1 else ''} meets both targets: {res.reason}")
         return
-    print(f"best: {_fleet(b)}")
-    print(
-        f"  {fmt_money(b.usd_per_hour)}/hour, "
-        f"{fmt_money(b.usd_per_million_output_tokens)} per million output tokens; "
-        f"TTFT p90 {_ms(b.ttft_p90_s, ttft_ms)} ms, "
-        f"TPOT p99 {_ms(b.tpot_p99_s, tpot_ms)} ms; "
-        f"capacity {units.sig(b.capacity_rps or 0.0)} requests/s"
-    )
+    for label, f in (("best", b), ("runner-up", res.runner_up)):
+        if f is not None:
+            print_fleet(label, f, res, ttft_ms, tpot_ms)
 
 
 def _print_frontier(fleets: list[Fleet], ttft_ms: float, tpot_ms: float) -> None:
@@ -248,8 +212,8 @@ def _print_frontier(fleets: list[Fleet], ttft_ms: float, tpot_ms: float) -> None
             str(r.chips),
             _shape(r),
             fmt_money(r.usd_per_hour),
-            _ms(r.ttft_p90_s, ttft_ms),
-            _ms(r.tpot_p99_s, tpot_ms),
+            ms_text(r.ttft_p90_s, ttft_ms),
+            ms_text(r.tpot_p99_s, tpot_ms),
             _meets(r, ttft_ms, tpot_ms),
         )
         for r in fleets

@@ -18,10 +18,19 @@ from llm_roofline.planning.fleet_request import FleetRequest
 from llm_roofline.sim.simulate import kv_capacity
 from llm_roofline.sim.workload import Workload, make_workload
 
-__all__ = ["MAX_INSTANCE_CHIPS", "SEEDS", "Shape", "Traffic", "instance_shapes", "traffic"]
+__all__ = [
+    "MAX_INSTANCE_CHIPS",
+    "SCREEN_LEAST",
+    "SEEDS",
+    "Shape",
+    "Traffic",
+    "instance_shapes",
+    "traffic",
+]
 
 MAX_INSTANCE_CHIPS = 64  # the largest instance tried (a rack's scale-up domain)
 SEEDS = 3  # a fleet meets the targets when it meets them on each of this many seeded draws
+SCREEN_LEAST = 400  # draws of fewer requests are not screened (a quarter would be a burst)
 
 
 @dataclass
@@ -62,6 +71,7 @@ class Traffic:
     first_len: int
     inp_mean: float
     out_mean: float
+    screen: Workload | None = None
 
 
 def traffic(request: FleetRequest) -> Traffic:
@@ -84,6 +94,21 @@ def traffic(request: FleetRequest) -> Traffic:
         first_len=min(int(np.percentile(w.input_len, 90)) for w in works),
         inp_mean=float(np.mean(works[0].input_len)),
         out_mean=float(np.mean(works[0].output_len)),
+        screen=_first_quarter(works[0]),
+    )
+
+
+def _first_quarter(work: Workload) -> Workload | None:
+    """The first quarter of an open loop's requests, as arrived; None below SCREEN_LEAST."""
+    n = work.requests // 4
+    if work.requests < SCREEN_LEAST or work.arrival_s is None:
+        return None
+    return Workload(
+        input_len=work.input_len[:n],
+        output_len=work.output_len[:n],
+        arrival_s=work.arrival_s[:n],
+        concurrency=None,
+        description=f"the first {n} requests of: {work.description}",
     )
 
 

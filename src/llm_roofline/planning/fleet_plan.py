@@ -53,6 +53,7 @@ from typing import Any
 from llm_roofline._core.errors import TimeLimitError
 from llm_roofline.model.spec import ModelSpec
 from llm_roofline.planning.fleet_bounds import SEEDS, Shape, instance_shapes, traffic
+from llm_roofline.planning.fleet_ladders import aggregated_ladders, disaggregated_ladders
 from llm_roofline.planning.fleet_request import DISAGG_CHOICES, FleetRequest, priced_chips
 from llm_roofline.planning.fleet_result import (
     BEST_KEYS,
@@ -108,17 +109,17 @@ def _plan(request: FleetRequest, progress: Callable[[int, int], None] | None) ->
     pre = [s for s in shapes if s.ttft_floor <= ttft_s]  # may run prompts
     dec = [s for s in shapes if s.tpot_floor <= tpot_s]  # may decode
     try:
-        if ok and disagg in ("auto", "no"):
-            search.aggregated(ok)
+        ladders = aggregated_ladders(search, ok) if ok and disagg in ("auto", "no") else []
         if pre and dec and disagg in ("auto", "yes"):
-            search.disaggregated(pre, dec)
+            ladders += disaggregated_ladders(search, pre, dec)
+        search.run(ladders)  # every candidate together, cheapest pending fleet first
         best = None if search.best is None else search.fill_capacity(search.best)
     except TimeLimitError:
         raise TimeLimitError(
-            f"the search ran past {limit:g} s ({search.simulations} simulations of "
-            f"{request.requests} requests done): fewer requests per simulation, shorter "
-            "outputs, fewer hardware choices or a smaller max_chips",
-            field="requests",
+            f"the search ran past {limit:g} s ({search.simulations} simulations done): "
+            "fewer hardware choices, a smaller max chips, or disaggregation yes or no "
+            "rather than auto",
+            field="hardware",
         ) from None
     reason = None if best is not None else no_fleet_reason(search, shapes, pre, dec, disagg)
     within = {id(s) for s in (*ok, *((*pre, *dec) if pre and dec and disagg != "no" else ()))}
@@ -131,8 +132,29 @@ def _plan(request: FleetRequest, progress: Callable[[int, int], None] | None) ->
         seconds=time.perf_counter() - t0,
     )
     return PlanResult(
-        request, _engine(request, shapes), best, frontier(search.rows), reason, searched
+        request,
+        _engine(request, shapes),
+        best,
+        frontier(search.rows),
+        reason,
+        searched,
+        _runner_up(search.rows, best),
     )
+
+
+def _runner_up(rows: list[Fleet], best: Fleet | None) -> Fleet | None:
+    """The cheapest other fleet simulated that meets both targets, of another instance shape
+    or pairing than the best's where one was simulated (the search climbs no ladder past the
+    best's cost, so often none was: then the best's own shape with other counts)."""
+    if best is None:
+        return None
+    met = sorted((r for r in rows if r.meets_slo and r is not best), key=lambda r: r.usd_per_hour)
+
+    def shape(r: Fleet) -> tuple[Any, ...]:
+        return (r.hardware, r.disaggregated, r.instance_chips, r.tp, r.pp, r.ep)
+
+    other = [r for r in met if shape(r) != shape(best) or r.prefill_split != best.prefill_split]
+    return other[0] if other else met[0] if met else None
 
 
 def _engine(request: FleetRequest, shapes: list[Shape]) -> str:

@@ -13,7 +13,17 @@ from typing import Any
 from llm_roofline._core.records import JsonRecord
 from llm_roofline.planning.fleet_request import FleetRequest
 
-__all__ = ["BEST_KEYS", "Fleet", "InstanceSplit", "PlanResult", "Searched", "frontier"]
+__all__ = [
+    "BEST_KEYS",
+    "Draw",
+    "Fleet",
+    "InstanceSplit",
+    "PlanResult",
+    "Searched",
+    "frontier",
+    "simulate_command",
+    "standing",
+]
 
 # the keys of the answer's `best`, the contract other programs read (docs/planning.md)
 BEST_KEYS = (
@@ -34,6 +44,7 @@ BEST_KEYS = (
 )
 # and after them, where the fleet has them
 _BEST_EXTRA = (
+    "draws",
     "dp",
     "instance_chips",
     "prefill_instances",
@@ -57,14 +68,35 @@ class InstanceSplit:
 
 
 @dataclass(frozen=True)
+class Draw:
+    """One seeded draw of the traffic simulated on a fleet (its first `requests`): its TTFT
+    p90 and TPOT p99."""
+
+    seed: int
+    ttft_p90_s: float | None
+    tpot_p99_s: float | None
+    requests: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "requests": self.requests,
+            "ttft_p90_s": self.ttft_p90_s,
+            "tpot_p99_s": self.tpot_p99_s,
+        }
+
+
+@dataclass(frozen=True)
 class Fleet(JsonRecord):
     """One simulated fleet: `replicas` instances of `instance_chips` chips split tp × pp × ep
     (attention data parallel `dp`), or, `disaggregated`, `prefill_instances` of
-    `prefill_split` feeding `decode_instances` of `decode_split` (tp, pp, ep, dp and
-    `instance_chips` are then the decode pool's). Its cost, its simulated percentiles (the
-    worst of the seeded draws; a TPOT of None: no request had a second token), whether it
-    meets both targets and keeps up with the rate (`meets_slo`), and its simulated capacity
-    (`capacity_rps`, known for the best and for disaggregated fleets that meet the targets)."""
+    `prefill_split` feeding `decode_instances` of `decode_split` (the attributes tp, pp, ep,
+    dp and `instance_chips` are then the decode pool's; its JSON leaves them and `replicas`
+    null, so that no top-level figure reads as the whole fleet's). Its cost, its simulated
+    percentiles (the worst of the seeded draws, each draw's in `draws`: a draw that misses
+    ends the fleet's, so a fleet that misses has fewer; a TPOT of None: no request had a
+    second token), whether it meets both targets and keeps up with the rate (`meets_slo`),
+    and its simulated capacity (`capacity_rps`, known for fleets that meet the percentiles)."""
 
     hardware: str
     chips: int
@@ -87,17 +119,20 @@ class Fleet(JsonRecord):
     decode_instances: int | None = None
     prefill_split: InstanceSplit | None = None
     decode_split: InstanceSplit | None = None
+    draws: tuple[Draw, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The fleet as a row of the answer's `candidates`."""
+        """The fleet as a row of the answer's `candidates` (disaggregated: the pools' splits,
+        no single instance's)."""
+        one = not self.disaggregated
         row: dict[str, Any] = {
             "hardware": self.hardware,
             "chips": self.chips,
-            "replicas": self.replicas,
-            "tp": self.tp,
-            "pp": self.pp,
-            "ep": self.ep,
-            "dp": self.dp,
+            "replicas": self.replicas if one else None,
+            "tp": self.tp if one else None,
+            "pp": self.pp if one else None,
+            "ep": self.ep if one else None,
+            "dp": self.dp if one else None,
             "disaggregated": self.disaggregated,
             "prefill_chips": self.prefill_chips,
             "decode_chips": self.decode_chips,
@@ -107,7 +142,8 @@ class Fleet(JsonRecord):
             "tpot_p99_s": self.tpot_p99_s,
             "capacity_rps": self.capacity_rps,
             "meets_slo": self.meets_slo,
-            "instance_chips": self.instance_chips,
+            "instance_chips": self.instance_chips if one else None,
+            "draws": [d.as_dict() for d in self.draws],
         }
         if self.prefill_split is not None and self.decode_split is not None:
             row["prefill_instances"] = self.prefill_instances
@@ -158,16 +194,77 @@ class PlanResult:
     candidates: list[Fleet]
     reason: str | None
     searched: Searched
+    runner_up: Fleet | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        """The answer as `llm-roofline plan --json` prints it and the web returns it."""
+        """The answer as `llm-roofline plan --json` prints it and the web returns it: `best`
+        and `runner_up` each with where it stands (`standing`) and the `simulate` command
+        that reproduces its reported figures (`simulate_command`)."""
+
+        def answer(f: Fleet | None) -> dict[str, Any] | None:
+            if f is None:
+                return None
+            return {
+                **f.best_dict(),
+                **standing(f, self.request),
+                "simulate_command": simulate_command(f, self.request, self.engine),
+            }
+
         return {
             "request": self.request.as_dict(self.engine),
-            "best": None if self.best is None else self.best.best_dict(),
+            "best": answer(self.best),
+            "runner_up": answer(self.runner_up),
             "reason": self.reason,
             "candidates": [r.as_dict() for r in self.candidates],
             "searched": self.searched.as_dict(),
         }
+
+
+def standing(f: Fleet, request: FleetRequest) -> dict[str, Any]:
+    """Where a fleet stands against the question: the share of its simulated capacity the
+    rate uses (`utilisation`), the margin to each target as a share of it (1 − the worst
+    draw's percentile over the target; None for a TPOT no request had), and the target with
+    the least margin (`binding`: "ttft_p90" or "tpot_p99")."""
+    m90 = None if f.ttft_p90_s is None else 1.0 - f.ttft_p90_s / request.ttft_p90_s
+    m99 = None if f.tpot_p99_s is None else 1.0 - f.tpot_p99_s / request.tpot_p99_s
+    low = {k: v for k, v in (("ttft_p90", m90), ("tpot_p99", m99)) if v is not None}
+    return {
+        "utilisation": None if not f.capacity_rps else request.rate / f.capacity_rps,
+        "binding": min(low, key=lambda k: low[k]) if low else None,
+        "margins": {"ttft_p90": m90, "tpot_p99": m99},
+    }
+
+
+def _binding_seed(f: Fleet, request: FleetRequest) -> int:
+    """The seed of the draw whose percentile is the fleet's reported one on its binding
+    target (the first draw's when it has none)."""
+    key = "tpot_p99_s" if standing(f, request)["binding"] == "tpot_p99" else "ttft_p90_s"
+    worst = getattr(f, key)
+    return next((d.seed for d in f.draws if getattr(d, key) == worst), request.seed)
+
+
+def simulate_command(f: Fleet, request: FleetRequest, engine: str) -> str:
+    """The `llm-roofline simulate` command that serves the question's traffic on `f` as the
+    search did, on the draw of its reported percentile on the binding target (`--seed`; the
+    others are the seeds of `draws`)."""
+    q = request
+    cmd = [f"llm-roofline simulate --model {q.model_id} --hardware {f.hardware}"]
+    ps, ds = f.prefill_split, f.decode_split
+    if ps is not None and ds is not None:
+        cmd.append(
+            f"--chips {ds.chips} --tp {ds.tp} --pp {ds.pp} --ep {ds.ep} "
+            f"--disagg {f.prefill_instances}:{f.decode_instances} --prefill-chips {ps.chips} "
+            f"--prefill-tp {ps.tp} --prefill-pp {ps.pp} --prefill-ep {ps.ep}"
+        )
+    else:
+        cmd.append(f"--chips {f.chips} --replicas {f.replicas} --tp {f.tp} --pp {f.pp} --ep {f.ep}")
+    cmd.append(
+        f"--weight-dtype {q.weight_dtype} --kv-dtype {q.kv_dtype} --engine {engine} "
+        f"--rate {q.rate:g} --requests {q.requests} --input-len {q.input_len} "
+        f"--output-len {q.output_len} --length-dist {q.length_dist} --max-seqs {q.max_seqs} "
+        f"--max-batched-tokens {q.max_batched_tokens} --seed {_binding_seed(f, q)}"
+    )
+    return " ".join(cmd)
 
 
 def frontier(rows: list[Fleet]) -> list[Fleet]:

@@ -1,0 +1,92 @@
+"""`simulate`'s disaggregated pools from the command line: `--disagg P:D` with each pool's own
+instance shape. The decode pool's instance is the deployment's flags' (`--chips` over
+`--replicas`, `--tp`, `--pp`, `--ep`); the prefill pool's is `--prefill-chips`, `--prefill-tp`,
+`--prefill-pp` and `--prefill-ep` (by default the same as the decode pool's), so that a fleet
+`plan` chose, with pools of different shapes, can be simulated as it stands (its
+`simulate_command`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from llm_roofline.cli._common import deployment_from_args, positive_int
+
+if TYPE_CHECKING:
+    from llm_roofline.deploy.deployment import Deployment
+
+__all__ = ["PREFILL_FLAGS", "add_prefill_flags", "pools_from_args", "pools_text"]
+
+PREFILL_FLAGS = ("prefill_chips", "prefill_tp", "prefill_pp", "prefill_ep")
+
+
+def add_prefill_flags(g: argparse._ArgumentGroup) -> None:
+    """--prefill-chips/-tp/-pp/-ep: one prefill instance's chips and split, with --disagg."""
+    g.add_argument(
+        "--prefill-chips",
+        type=positive_int,
+        metavar="N",
+        help="with --disagg: chips of one prefill instance (default: the decode instance's, "
+        "--chips over --replicas)",
+    )
+    for name, what in (("tp", "tensor parallel degree"), ("pp", "pipeline stages")):
+        g.add_argument(
+            f"--prefill-{name}",
+            type=positive_int,
+            metavar="N",
+            help=f"with --disagg: a prefill instance's {what} (default: as --{name} chooses "
+            "for --prefill-chips)",
+        )
+    g.add_argument(
+        "--prefill-ep",
+        type=positive_int,
+        metavar="N",
+        help="with --disagg: a prefill instance's expert parallel degree",
+    )
+
+
+def pools_from_args(
+    args: argparse.Namespace, dep: Deployment
+) -> tuple[Deployment | None, Deployment]:
+    """(the prefill pool, the decode pool) of --disagg P:D, each instance of its own shape;
+    (None, `dep`) without --disagg. A prefill flag without --disagg is refused, naming it."""
+    from llm_roofline._core.errors import InputError
+    from llm_roofline.sim.simulate import disagg_pools, parse_disagg
+
+    given = [f for f in PREFILL_FLAGS if getattr(args, f, None) is not None]
+    if not args.disagg:
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise InputError(f"{flag} shapes the prefill pool of --disagg P:D", field=given[0])
+        return None, dep
+    p, d = parse_disagg(args.disagg)
+    _, dec = disagg_pools(dep, 1, d)
+    if not given:
+        pf, _ = disagg_pools(dep, p, 1)
+        return pf, dec
+    one = argparse.Namespace(
+        **{
+            **vars(args),
+            "tp": args.prefill_tp,
+            "pp": args.prefill_pp,
+            "ep": args.prefill_ep,
+            "replicas": 1,
+        }
+    )
+    pf_one = deployment_from_args(one, chips=args.prefill_chips or dep.instance_chips)
+    pf, _ = disagg_pools(pf_one, p, 1)
+    return pf, dec
+
+
+def pools_text(dep: Deployment, pf: Deployment) -> str:
+    """The two pools in words: '12 prefill instances of 1 chip (tp 1 · pp 1) and 6 decode
+    instances of 2 chips (tp 2 · pp 1)'."""
+
+    def one(d: Deployment, role: str) -> str:
+        n, c = d.replicas, d.instance_chips
+        return (
+            f"{n} {role} instance{'s' if n > 1 else ''} of {c} chip{'s' if c > 1 else ''} "
+            f"(tp {d.tp} · pp {d.pp}" + (f" · ep {d.ep}" if d.ep > 1 else "") + ")"
+        )
+
+    return f"{one(pf, 'prefill')} and {one(dep, 'decode')}"
