@@ -1,5 +1,6 @@
-"""Verb `simulate` (`llm_roofline.cli.cmd_simulate`): its parser's documented defaults (vLLM's
-256 sequences, 8,192 tokens a step), the refusals of a traffic given twice or half, the
+"""Verb `simulate` (`llm_roofline.cli.cmd_simulate`): its parser's documented defaults (the
+vllm serving engine, whose sequence cap and token budget the library resolves for the chip:
+`tests/sim/test_serving_engines.py`), the refusals of a traffic given twice or half, the
 traffic's description, and a closed loop of one client worked by hand: with nothing to
 queue behind, each request is its prefill and then one decode step a token."""
 
@@ -30,10 +31,11 @@ def test_parser_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert (a.requests, a.max_seqs, a.max_batched_tokens, a.router) == (
         1000,
-        256,
-        8192,
+        None,  # the serving engine's own
+        None,
         "round-robin",
     )
+    assert a.serving_engine == "vllm"
     assert (a.length_dist, a.arrival, a.burstiness, a.seed, a.disagg) == (
         "fixed",
         "poisson",
@@ -46,6 +48,8 @@ def test_parser_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     assert "argument --router: invalid choice: 'random'" in line
     line = refusal(add, [*DEP, "--concurrency", "0"], capsys)
     assert "argument --concurrency: expected a positive integer, got '0'" in line
+    line = refusal(add, [*DEP, "--rate", "10", "--serving-engine", "vllm-v2"], capsys)
+    assert "argument --serving-engine: invalid choice: 'vllm-v2'" in line
 
 
 def test_traffic_given_twice_or_half_is_refused() -> None:

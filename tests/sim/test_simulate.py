@@ -127,15 +127,20 @@ def test_replicas_double_capacity():
 
 def test_preemption_when_kv_runs_out():
     """Llama 3.1 70B in bf16 on two H100s (85.52 GB each as the catalog has it, 80 GiB)
-    keeps 70.55 GB of weights per chip, so about 2 × 14.97 GB = 29.9 GB for KV at
-    80 layers × 8 KV heads × 128 × 2 (K and V) × 2 bytes = 327,680 bytes a token: about
-    91,000 tokens (activations take a little). 256 clients of 4,096 tokens would need 1M:
-    the scheduler must preempt, and every request still finishes with all its tokens."""
+    under vLLM's defaults (tests/sim/test_serving_engines.py): each chip keeps 0.9 × 85.52e9
+    = 76.968e9 bytes, less 70,553,706,496 bytes of weights (half of 2 bytes each) and the
+    profiling run's activations, 8,192 tokens × 163,840 bytes + 1,024 × 128,256 × 4 bytes of
+    logits = 1,867,513,856: 4,546,779,648 bytes of KV a chip, at 80 layers × 8 KV heads ×
+    128 × 2 (K and V) × 2 bytes / 2 chips = 163,840 bytes a token a chip. Sequences of 4,096
+    tokens: 4,546,779,648 // (4,096 × 163,840) = 6 of them, 24,576 tokens. 256 clients of
+    4,096 tokens would need 1M: the scheduler must preempt, and every request still
+    finishes with all its tokens."""
     dep = deployment("llama-3.1-70b", "h100-sxm", 2, tp=2, engine="ideal")
     w = make_workload(requests=600, concurrency=256, input_len=1024, output_len=3072)
     res = simulate(dep, w, with_capacity=False)
-    hand = 2 * (85.52e9 - 70.55e9) / 327_680
-    assert res.stats["kv_tokens_per_instance"] == pytest.approx(hand, rel=0.03)
+    kv = 0.9 * 85.52e9 - 70_553_706_496 - 8192 * 163_840 - 1024 * 128_256 * 4
+    assert kv == pytest.approx(4_546_779_648, abs=1)
+    assert res.stats["kv_tokens_per_instance"] == (kv // (4096 * 163_840)) * 4096 == 24_576
     assert res.stats["preemptions"] > 0
     # every request ran its whole decode: its latency covers at least 3,071 decode steps of
     # the smallest batch, one sequence (predict's static batch 1 TPOT)
@@ -195,11 +200,15 @@ def test_budget_below_sequences_refused(dep8b):
 
 
 def test_a_request_too_long_for_an_instance_says_what_would_fit():
-    """Llama 3.1 8B in bf16 on one RTX 4090 (24 GiB, 25.76e9 bytes as nvidia-smi counts them):
-    8.03e9 parameters × 2 bytes = 16.06e9 bytes of weights leave 9.70e9, and a token's KV cache
-    is 2 (K, V) × 32 layers × 8 KV heads × 128 × 2 bytes = 131,072 bytes, so a 120,000-token
-    request (15.7 GB) cannot fit; the error names the field and says what would (a largest
-    context under 9.70e9 / 131,072 = 74,005 tokens, and another KV type)."""
+    """Llama 3.1 8B in bf16 on one RTX 4090 (24 GiB, 25.76e9 bytes as nvidia-smi counts them)
+    under vLLM's defaults for a chip under 70 GiB (256 sequences, 2,048 tokens a step):
+    0.9 × 25.76e9 = 23.184e9, less 8,030,261,248 parameters × 2 bytes = 16,060,522,496 of
+    weights and the profiling run's activations, 2,048 tokens × (3 × 4,096 + 2 × 14,336) ×
+    2 bytes = 167,772,160 and 256 × 128,256 × 4 bytes of logits = 131,334,144, leaves
+    6,824,371,200 bytes; a token's KV cache is 2 (K, V) × 32 layers × 8 KV heads × 128 × 2
+    bytes = 131,072 bytes, so a 120,000-token request (15.7 GB) cannot fit; the error names
+    the field and says what would (a largest context of 6,824,371,200 // 131,072 = 52,065
+    tokens, and another KV type)."""
     dep = deployment("llama-3.1-8b", "rtx-4090", 1)
     w = make_workload(requests=2, rate=1, input_len=120_000, output_len=100, seed=1)
     with pytest.raises(InputError) as e:
@@ -210,7 +219,9 @@ def test_a_request_too_long_for_an_instance_says_what_would_fit():
     found = re.search(r"the largest context that fits at batch 1 is ([\d,]+)", msg)
     assert found, msg
     largest = int(found.group(1).replace(",", ""))
-    assert 60_000 < largest < (25.76e9 - 16.06e9) / 131_072, largest
+    kv = 0.9 * 25.76e9 - 16_060_522_496 - 167_772_160 - 131_334_144
+    assert kv == pytest.approx(6_824_371_200, abs=1)
+    assert largest == kv // 131_072 == 52_065, largest
 
 
 def test_times_far_from_zero_keep_their_precision(dep8b):

@@ -20,6 +20,7 @@ from llm_roofline.cli._common import (
     system_flags,
     time_cells,
 )
+from llm_roofline.cli.serving_flags import engine_args, engine_flags, engine_line
 
 if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment
@@ -79,13 +80,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     res = simulate(
         dep,
         work,
-        max_seqs=args.max_seqs,
-        max_batched_tokens=args.max_batched_tokens,
         router=args.router,
         slo_ttft_s=args.slo_ttft_ms * ms if args.slo_ttft_ms else None,
         slo_tpot_s=args.slo_tpot_ms * ms if args.slo_tpot_ms else None,
         rate=args.rate,
         prefill_pool=pf,
+        **engine_args(args),
     )
     written = _write_figures(args, dep, work, res, pf) if args.out else []
     if args.json:
@@ -103,6 +103,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 0
     print(_served_on(dep, pf))
     print(f"traffic: {_traffic(work.description, dep.model.max_context)}")
+    print(engine_line(res.summary["serving_engine"]))
     _print_latency(res.summary)
     _print_rates(args, res)
     for p in written:
@@ -120,11 +121,7 @@ def _write_figures(
     """The figures of --out: latency against load, and the run's queue and KV."""
     from llm_roofline.plots.fig_simulation import write_simulation_figures
 
-    server = {
-        "max_seqs": args.max_seqs,
-        "max_batched_tokens": args.max_batched_tokens,
-        "prefill_pool": pf,
-    }
+    server = {**engine_args(args), "prefill_pool": pf}
     return write_simulation_figures(dep, work, res, Path(args.out), server)
 
 
@@ -287,18 +284,7 @@ def _server_flags(s: argparse._ArgumentGroup) -> None:
     """The server: its limits per instance, the router, disaggregation and the SLOs."""
     from llm_roofline.sim.simulate import ROUTERS
 
-    s.add_argument(
-        "--max-seqs",
-        type=positive_int,
-        default=256,
-        help="sequences in flight per instance (default 256, vLLM's max_num_seqs)",
-    )
-    s.add_argument(
-        "--max-batched-tokens",
-        type=positive_int,
-        default=8192,
-        help="tokens per step per instance, prompt chunks included (default 8192)",
-    )
+    engine_flags(s)
     s.add_argument(
         "--router",
         default="round-robin",

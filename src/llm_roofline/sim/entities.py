@@ -71,7 +71,9 @@ class Pool:
     """`replicas` identical instances: their step times, KV tokens each, sequence cap, token
     budget per step, and role. A prefill pool's `transfer(tokens)` is the time its KV hand-off
     of a prompt of that many tokens takes. `policy`: the name its instances schedule by
-    (`policy.POLICIES`)."""
+    (`policy.POLICIES`); `step_overhead_s` is added to each step's time, `request_overhead_s`
+    to each request's time to first token and end to end (and between a closed-loop client's
+    answer and its next request)."""
 
     table: StepTable
     kv_cap: int
@@ -81,6 +83,8 @@ class Pool:
     role: str = "mixed"
     transfer: Callable[[int], float] | None = None
     policy: str = "vllm"
+    step_overhead_s: float = 0.0  # the engine's CPU cost a step (serving_engines.py)
+    request_overhead_s: float = 0.0  # and a request's, outside the steps
 
 
 class Instance:

@@ -113,6 +113,7 @@ class EventLoop:
                 tau = table.step_time(n_d, ctx, n_p)
             else:
                 tau = table.prefill_time(n_p)
+            tau += ins.pool.step_overhead_s  # the engine's CPU cost a step (0 by default)
             ins.occupancy += (ins.running + len(ins.waiting)) * tau
             ins.t = t = ins.t + tau
             ins.k = k = ins.k + 1
@@ -153,7 +154,7 @@ class EventLoop:
             k = len(self.by_pool) - 1
         else:
             t_a, r = heapq.heappop(self.pending) if self.closed else self.pending.pop()
-            self.reqs.arrival[r] = t_a
+            self.reqs.arrival[r] = t_a - self.by_pool[0][0].pool.request_overhead_s  # sent then
             k = 0
         ins = self.routers[k].route(self.by_pool[k], t_a)
         if not (ins.running or ins.waiting):
@@ -194,7 +195,7 @@ class EventLoop:
         self.reqs.finish[r] = t
         self.done += 1
         if self.closed and self.next_new < self.reqs.n:
-            heapq.heappush(self.pending, (t, self.next_new))
+            heapq.heappush(self.pending, (t + ins.pool.request_overhead_s, self.next_new))
             self.next_new += 1
 
 

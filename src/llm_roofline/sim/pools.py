@@ -12,9 +12,13 @@ import numpy as np
 from llm_roofline._core.checks import positive_int
 from llm_roofline._core.dtypes import get_dtype
 from llm_roofline._core.errors import InputError
+from llm_roofline._core.units import sig
 from llm_roofline.deploy.fit_advice import fit_message, no_fit_reason
 from llm_roofline.engine.collectives import kv_transfer_time
+from llm_roofline.engine.memory import held_bytes
+from llm_roofline.sim.engine_policies import engine_pool
 from llm_roofline.sim.entities import Pool
+from llm_roofline.sim.serving_engines import ServingEngine, kv_budget_bytes, serving_engine
 from llm_roofline.sim.step_predictor import StepTable
 
 if TYPE_CHECKING:
@@ -25,21 +29,66 @@ __all__ = ["build_pools", "disagg_pools", "kv_capacity", "parse_disagg"]
 T = TypeVar("T")
 
 
-def kv_capacity(dep: Deployment, longest: int) -> int:
-    """KV tokens one instance holds: what memory.max_batch leaves beside weights and
-    activations, counted in sequences of the longest request and of shorter ones (up to 8,192
-    tokens: a whole number of long sequences would waste the remainder), the most of those;
-    refused when the longest request does not fit alone."""
-    per = int(dep.max_batch(longest)) // dep.replicas
+def kv_capacity(dep: Deployment, longest: int, engine: ServingEngine | None = None) -> int:
+    """KV tokens one instance holds, counted in sequences of the longest request and of
+    shorter ones (up to 8,192 tokens: a whole number of long sequences would waste the
+    remainder), the most of those; refused when the longest request does not fit alone.
+    The memory they share: as the serving `engine` sizes it (`serving_engines.
+    kv_budget_bytes`: its share of the memory less weights and activations), or, without one
+    (or with "roofline"), what memory.max_batch leaves beside weights and each sequence's
+    activations."""
+    if engine is None or engine.memory_of == "model":
+        per = int(dep.max_batch(longest)) // dep.replicas
+        short = min(longest, 8192)
+        fits = int(dep.max_batch(short)) // dep.replicas
+    else:
+        budget = kv_budget_bytes(engine, dep)
+        per = _engine_seqs(dep, budget, longest)
+        short = min(longest, 8192)
+        fits = _engine_seqs(dep, budget, short)
     if per < 1:
         line = fit_message(dep.instance_deployment(), longest, 1)
+        reason = no_fit_reason(line, longest, per)
+        if engine is not None and engine.memory_of != "model":
+            reason = _engine_reason(dep, engine, budget) + (
+                f"; counting the whole memory, {reason}" if line else ""
+            )
         raise InputError(
-            f"a request of {longest} tokens does not fit one instance: "
-            + no_fit_reason(line, longest, per),
+            f"a request of {longest} tokens does not fit one instance: " + reason,
             field="input_len",
         )
-    short = min(longest, 8192)
-    return max(per * longest, int(dep.max_batch(short)) // dep.replicas * short)
+    return max(per * longest, fits * short)
+
+
+def _engine_reason(dep: Deployment, engine: ServingEngine, budget: float) -> str:
+    """Why a request does not fit what the engine gives the KV cache, with the longest
+    context that would (a token's KV at a short context: exact for global attention)."""
+    _, kv1 = held_bytes(
+        dep.model,
+        get_dtype(dep.weight_dtype).bytes,
+        get_dtype(dep.kv_dtype).bytes,
+        1.0,
+        par=dep.parallel,
+    )
+    return (
+        f"{engine.name} gives the KV cache {sig(budget / 1e9)} GB a chip "
+        f"({engine.memory_share:g} of the {engine.memory_of} memory, less the weights and "
+        f"activations): the largest context that fits at batch 1 is {int(budget // float(kv1)):,}"
+    )
+
+
+def _engine_seqs(dep: Deployment, budget: float, tokens: int) -> int:
+    """Sequences of `tokens` tokens whose KV fits `budget` bytes on the fullest chip of each
+    data-parallel group of one instance (memory.held_bytes: the split's KV shards)."""
+    spec = dep.model
+    _, kv = held_bytes(
+        spec,
+        get_dtype(dep.weight_dtype).bytes,
+        get_dtype(dep.kv_dtype).bytes,
+        float(tokens),
+        par=dep.parallel,
+    )
+    return int(dep.parallel.dp * (budget // float(kv)))
 
 
 def parse_disagg(text: str) -> tuple[int, int]:
@@ -73,17 +122,17 @@ class _Cache:
     """Each instance's KV capacity and step table, kept in the caller's dict (when given)
     between runs, by what they depend on."""
 
-    def __init__(self, store: dict[Any, Any] | None, max_seqs: int, budget: int) -> None:
+    def __init__(self, store: dict[Any, Any] | None, engine: ServingEngine) -> None:
         self.store = store
-        self.max_seqs = max_seqs
-        self.budget = budget
+        self.engine = engine
 
     def key(self, d: Deployment) -> tuple[Any, ...]:
         """What one instance's capacity and step times depend on (any replica count)."""
         return (
             *(id(d.spec), id(d.chip), d.instance_chips, d.tp, d.pp, d.ep, d.pad_heads),
             *(d.weight_dtype, d.kv_dtype, d.overlap, d.engine, d.comm),
-            *(self.max_seqs, self.budget),
+            # the fixed costs change no capacity or table (validate --serving varies them)
+            replace(self.engine, request_overhead_s=0.0, step_overhead_s=0.0),
         )
 
     def once(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
@@ -103,36 +152,44 @@ def build_pools(
     max_seqs: int,
     budget: int,
     cache: dict[Any, Any] | None = None,
+    engine: ServingEngine | None = None,
 ) -> list[Pool]:
     """The simulator's pools: `dep`'s instances serving whole requests, or, with a prefill
-    pool, its instances running prompts and `dep`'s decoding them. `cache`: a dict kept
-    between runs, holding each instance's KV capacity and step table by what they depend on."""
-    store = _Cache(cache, max_seqs, budget)
+    pool, its instances running prompts and `dep`'s decoding them, each scheduling and
+    sizing its KV memory as the serving `engine` does (`serving_engines`; without one, the
+    simulator before issue 27, "roofline"), at most `max_seqs` sequences and `budget` tokens
+    a step. `cache`: a dict kept between runs, holding each instance's KV capacity and step
+    table by what they depend on."""
+    base = engine if engine is not None else serving_engine("roofline", dep)
+    engine = replace(base, max_seqs=max_seqs, max_batched_tokens=budget)
+    store = _Cache(cache, engine)
     key = store.key(dep)
-    cap = store.once(("kv", *key, longest), lambda: kv_capacity(dep, longest))
+    cap = store.once(("kv", *key, longest), lambda: kv_capacity(dep, longest, engine))
     tab = store.once(
         ("table", *key, longest),
         lambda: StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(budget, 2)),
     )
     if prefill_pool is None:
-        return [Pool(tab, cap, max_seqs, budget, dep.replicas)]
+        return [engine_pool(engine, tab, cap, dep.replicas)]
     pf = prefill_pool
     transfer = _hand_off(pf, dep, inp)  # refuses pools of different chips, models, KV types
     pkey = store.key(pf)
     longest_prompt = max(inp)
-    pre = Pool(
+    pre = engine_pool(
+        engine,
         store.once(
             ("prefill table", *pkey),
             lambda: StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
         ),
-        store.once(("kv", *pkey, longest_prompt + 1), lambda: kv_capacity(pf, longest_prompt + 1)),
-        max_seqs,
-        budget,
+        store.once(
+            ("kv", *pkey, longest_prompt + 1),
+            lambda: kv_capacity(pf, longest_prompt + 1, engine),
+        ),
         pf.replicas,
         "prefill",
         transfer,
     )
-    return [pre, Pool(tab, cap, max_seqs, budget, dep.replicas, "decode")]
+    return [pre, engine_pool(engine, tab, cap, dep.replicas, "decode")]
 
 
 def _hand_off(pf: Deployment, dep: Deployment, inp: list[int]) -> Callable[[int], float]:

@@ -63,6 +63,8 @@ from llm_roofline.sim.metrics import (
 )
 from llm_roofline.sim.pools import build_pools, disagg_pools, kv_capacity, parse_disagg
 from llm_roofline.sim.router import ROUTERS as ROUTER_TYPES
+from llm_roofline.sim.serving_engines import DEFAULT_ENGINE, ServingEngine
+from llm_roofline.sim.serving_engines import serving_engine as engine_settings
 from llm_roofline.sim.step_predictor import StepTable
 from llm_roofline.sim.workload import Workload, arrivals
 
@@ -137,8 +139,8 @@ def simulate(
     dep: Deployment,
     work: Workload,
     *,
-    max_seqs: int = 256,
-    max_batched_tokens: int = 8192,
+    max_seqs: int | None = None,
+    max_batched_tokens: int | None = None,
     router: str = "round-robin",
     slo_ttft_s: float | None = None,
     slo_tpot_s: float | None = None,
@@ -148,6 +150,8 @@ def simulate(
     prefill_pool: Deployment | None = None,
     cache: dict[Any, Any] | None = None,
     deadline: float | None = None,
+    serving_engine: str | ServingEngine = DEFAULT_ENGINE,
+    **overrides: Any,
 ) -> SimResult:
     """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys. `rate`:
     the rate the open loop was drawn at (stability is judged on it; without it, on the
@@ -155,11 +159,25 @@ def simulate(
     disaggregated: prompts on its instances, decoding on `dep`'s (`disagg_pools` builds both
     from one deployment). `cache`: a dict the caller keeps between runs of the same instances
     (any replica count), so that their step tables are built once (`plan` does). `deadline`:
-    a `time.perf_counter()` value past which the run stops (TimeLimitError)."""
+    a `time.perf_counter()` value past which the run stops (TimeLimitError).
+    `serving_engine`: the engine whose settings serve (`serving_engines.ENGINES`: its
+    admission, KV memory, fixed costs and scheduling; "roofline" for the simulator before
+    issue 27), `max_seqs`, `max_batched_tokens` and `overrides` (`serving_engines.OVERRIDES`)
+    each replacing one of its defaults; `summary["serving_engine"]` holds the settings used."""
+    eng = engine_settings(
+        serving_engine,
+        prefill_pool or dep,
+        max_seqs=max_seqs,
+        max_batched_tokens=max_batched_tokens,
+        **overrides,
+    )
+    max_seqs, max_batched_tokens = eng.max_seqs, eng.max_batched_tokens
     _check_server(router, max_seqs, max_batched_tokens, slo_ttft_s, slo_tpot_s)
     inp, out = work.input_len.tolist(), work.output_len.tolist()
     longest = _longest(dep, inp, out)
-    pools = build_pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
+    pools = build_pools(
+        dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache, engine=eng
+    )
     res = run(pools, work, inp, out, router, timeline_points, deadline=deadline)
     cap_rps = (
         capacity_rps(
@@ -189,6 +207,7 @@ def simulate(
         "prefill_instances": prefill_pool.replicas if prefill_pool is not None else 0,
         "decode_instances": dep.replicas,
         **latency_summary(res, stable),
+        "serving_engine": eng.as_dict(),
     }
     return SimResult(summary, res.ttft, res.tpot, res.e2e, res.timeline, _stats(res, pools))
 
@@ -296,7 +315,9 @@ def latency_against_load(
     caller has measured it), on `work`'s lengths (its first `requests`, cycled): the
     latency-against-load curve."""
 
-    cap = capacity_rps(dep, work, **server) if capacity is None else capacity
+    if capacity is None:  # the run's own capacity, measured with its serving engine
+        capacity = simulate(dep, work, timeline_points=0, **server).summary["capacity_rps"]
+    cap = float(capacity)
     n = max(requests, 2)
     idx = np.arange(n) % work.requests
     rows = []

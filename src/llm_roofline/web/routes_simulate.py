@@ -15,6 +15,7 @@ from llm_roofline._core.checks import batched_tokens
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import ms
 from llm_roofline.deploy.deployment import Deployment
+from llm_roofline.sim.serving_engines import ServingEngine
 from llm_roofline.sim.workload import Workload
 from llm_roofline.web.json_values import json_body
 from llm_roofline.web.request_deployment import deployment_of
@@ -53,7 +54,9 @@ def _timeline(tl: dict[str, Any], points: int = TIMELINE_POINTS) -> dict[str, An
     return {k: json_body(np.asarray(tl[k])[idx]) for k in keys}
 
 
-def _curve_requests(req: SimulateRequest, dep: Deployment, pf: Deployment | None) -> int:
+def _curve_requests(
+    req: SimulateRequest, dep: Deployment, pf: Deployment | None, eng: ServingEngine
+) -> int:
     """How many requests each point of the latency-against-load curve serves; a 400 when the
     whole request could run more than SIM_STEPS engine steps (see above). Only a bound on the
     work one request may ask for: every figure comes from the simulator."""
@@ -67,12 +70,12 @@ def _curve_requests(req: SimulateRequest, dep: Deployment, pf: Deployment | None
             "fewer chips or replicas (`llm-roofline simulate` has no such limit)",
             field="disagg" if disaggregated else "replicas" if req.replicas else "chips",
         )
-    alone = req.output_len + -(-req.input_len // req.max_batched_tokens)  # a request's steps
+    alone = req.output_len + -(-req.input_len // eng.max_batched_tokens)  # a request's steps
     lo, hi = LOAD_REQUESTS
     per_point = max(lo, min(hi, LOAD_STEPS // alone))
     fit = int(dep.max_batch(req.input_len + req.output_len)) // dep.replicas
-    slots = max(1, min(req.max_seqs, fit)) * dep.replicas  # decoding at once, all instances
-    capacity_run = capacity_requests(req.max_seqs, dep.replicas, disaggregated)  # as simulate's
+    slots = max(1, min(eng.max_seqs, fit)) * dep.replicas  # decoding at once, all instances
+    capacity_run = capacity_requests(eng.max_seqs, dep.replicas, disaggregated)  # as simulate's
     route = 4 + instances // 2  # routing a request costs some steps, more with more instances
     own = req.requests * (alone + route)
     curve = len(LOAD_FRACTIONS) * per_point * (alone + route)
@@ -112,6 +115,30 @@ def _workload(req: SimulateRequest, dep: Deployment) -> Workload:
     )
 
 
+def _engine(req: SimulateRequest, dep: Deployment) -> ServingEngine:
+    """The request's serving engine, its fields over the engine's defaults (a 400 naming the
+    field the library refuses)."""
+    from llm_roofline.sim.serving_engines import serving_engine
+
+    def seconds(v: float | None) -> float | None:
+        return None if v is None else v * ms
+
+    return serving_engine(
+        req.serving_engine,
+        dep,
+        max_seqs=req.max_seqs,
+        max_batched_tokens=req.max_batched_tokens,
+        memory_share=req.memory_share,
+        request_overhead_s=seconds(req.request_overhead_ms),
+        step_overhead_s=seconds(req.step_overhead_ms),
+        policy=req.schedule,
+        chunked_prefill=req.chunked_prefill,
+        scheduler_steps=req.scheduler_steps,
+        prefix_caching=req.prefix_caching,
+        prefix_hit_rate=req.prefix_hit_rate,
+    )
+
+
 # size: the six inputs of the simulator's latency-against-load, each one the route has at hand
 def _load_curve(
     dep: Deployment,
@@ -146,13 +173,10 @@ def simulate(req: SimulateRequest) -> dict[str, Any]:
     if req.disagg is not None:
         pf, dep = disagg_pools(dep, *parse_disagg(req.disagg))
     work = _workload(req, dep)
-    batched_tokens(req.max_seqs, req.max_batched_tokens)  # before the work cap divides by it
-    per_point = _curve_requests(req, dep, pf)
-    server: dict[str, Any] = {
-        "max_seqs": req.max_seqs,
-        "max_batched_tokens": req.max_batched_tokens,
-        "prefill_pool": pf,
-    }
+    eng = _engine(req, pf or dep)
+    batched_tokens(eng.max_seqs, eng.max_batched_tokens)  # before the work cap divides by it
+    per_point = _curve_requests(req, dep, pf, eng)
+    server: dict[str, Any] = {"serving_engine": eng, "prefill_pool": pf}
     res = run(
         dep,
         work,

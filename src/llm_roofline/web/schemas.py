@@ -28,6 +28,8 @@ Overlap = Literal["full", "per-op", "none"]
 LengthDist = Literal["fixed", "normal", "lognormal", "sharegpt-like"]  # workload.LENGTH_DISTS
 Arrival = Literal["poisson", "gamma"]  # workload.ARRIVALS
 Router = Literal["round-robin", "least-loaded"]  # simulate.ROUTERS
+ServingEngineName = Literal["vllm", "sglang", "tensorrt-llm", "lmdeploy", "roofline"]  # ENGINES
+Schedule = Literal["decode-first", "prefill-first"]  # serving_engines.SCHEDULES
 
 
 class SystemQuery(BaseModel):
@@ -116,8 +118,31 @@ class SimulateRequest(SystemQuery):
     arrival: Arrival = "poisson"
     burstiness: float = _positive(1.0, le=1000, description="gamma gaps' squared CV")
     seed: StrictInt = Field(0, ge=0, le=2**32 - 1)
-    max_seqs: StrictInt = Field(256, ge=1, le=4096, description="sequences in flight")
-    max_batched_tokens: StrictInt = Field(8192, ge=1, le=1_000_000, description="tokens/step")
+    serving_engine: ServingEngineName = Field(
+        "vllm",
+        description="the engine whose documented defaults serve (sim/serving_engines.py); "
+        "the fields below override one setting each (null: the engine's)",
+    )
+    max_seqs: StrictInt | None = Field(
+        None, ge=1, le=4096, description="sequences in flight (default: the engine's)"
+    )
+    max_batched_tokens: StrictInt | None = Field(
+        None, ge=1, le=1_000_000, description="tokens/step (default: the engine's)"
+    )
+    memory_share: float | None = _positive(le=1, description="share of memory the engine claims")
+    request_overhead_ms: float | None = Field(
+        None, ge=0, le=60_000, allow_inf_nan=False, description="fixed cost a request, ms"
+    )
+    step_overhead_ms: float | None = Field(
+        None, ge=0, le=60_000, allow_inf_nan=False, description="fixed CPU cost a step, ms"
+    )
+    schedule: Schedule | None = None
+    chunked_prefill: bool | None = None
+    scheduler_steps: StrictInt | None = Field(None, ge=1, le=64, description="multi-step")
+    prefix_caching: bool | None = None
+    prefix_hit_rate: float | None = Field(
+        None, ge=0, lt=1, allow_inf_nan=False, description="share of a prompt cached"
+    )
     router: Router = "round-robin"
     slo_ttft_ms: float | None = _positive(description="goodput: TTFT target, ms")
     slo_tpot_ms: float | None = _positive(description="goodput: TPOT target, ms")

@@ -8,6 +8,24 @@ from llm_roofline.web.schemas_answers import Answer, DeploymentFields
 __all__ = ["PlanAnswer", "SimulateAnswer"]
 
 
+class ServingEngineFields(Answer):
+    """The serving engine's settings a run used (`sim/serving_engines.ServingEngine`)."""
+
+    name: str
+    max_seqs: int
+    max_batched_tokens: int
+    memory_share: float
+    memory_of: str
+    profile_activations: bool
+    request_overhead_s: float
+    step_overhead_s: float
+    policy: str
+    chunked_prefill: bool
+    scheduler_steps: int
+    prefix_caching: bool
+    prefix_hit_rate: float
+
+
 class SimSummary(Answer):
     """What a simulated run measured (`llm-roofline simulate --json`'s keys): throughput,
     goodput, capacity (null when unbounded), whether an open loop is stable (null when its
@@ -35,6 +53,7 @@ class SimSummary(Answer):
     e2e_p90_s: float | None
     e2e_p99_s: float | None
     e2e_mean_s: float | None
+    serving_engine: ServingEngineFields
 
 
 class LoadPoint(SimSummary):
@@ -85,6 +104,7 @@ class SimulateAnswer(Answer):
     e2e_p90_s: float | None
     e2e_p99_s: float | None
     e2e_mean_s: float | None
+    serving_engine: ServingEngineFields
     preemptions: int
     kv_tokens_per_instance: int
     latency_vs_load: list[LoadPoint]
