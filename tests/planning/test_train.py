@@ -181,10 +181,18 @@ def test_bound_fails_when_the_prompt_needs_several_steps(engine):
     tokens a step is chunked over at least 2048 / 512 = 4 steps, even alone on the chip
     (2 requests/s leaves it mostly idle): every request's first token comes after the step
     it boarded, its TTFT is at least 4 of the run's shortest steps, and above twice the
-    longest."""
+    longest. (The simulator's own 256 slots, `serving_engine="roofline"`: vLLM's default
+    1,024 would not take a budget of 512.)"""
     d = dep(engine)
     w = make_workload(requests=300, rate=2.0, input_len=2048, output_len=64, seed=2)
-    res = simulate(d, w, max_batched_tokens=512, with_capacity=False, timeline_points=EVERY_STEP)
+    res = simulate(
+        d,
+        w,
+        max_batched_tokens=512,
+        with_capacity=False,
+        timeline_points=EVERY_STEP,
+        serving_engine="roofline",
+    )
     r = rides(res, w)
     assert np.all(r.extra_s > 0)
     assert np.all(res.ttft_s >= 4 * float(r.step_s.min()))
@@ -200,10 +208,13 @@ def test_bound_fails_when_the_slots_saturate(engine):
     N / (3c) (≈ 4.3 s ideal, ≈ 16 s calibrated), hundreds of steps. Asserted: the run is
     unstable, the longest TTFT is above half that estimate (the slots' first fill and the
     run's start make it rough) and above 100 × 2 steps, and most requests miss the step they
-    could have boarded."""
+    could have boarded. (The 256 slots the capacity was measured with: the simulator's own,
+    `serving_engine="roofline"`.)"""
     c = capacity(engine)
     w = make_workload(requests=N, rate=1.5 * c, input_len=I, output_len=O, seed=3)
-    res = simulate(dep(engine), w, timeline_points=EVERY_STEP, rate=1.5 * c)
+    res = simulate(
+        dep(engine), w, timeline_points=EVERY_STEP, rate=1.5 * c, serving_engine="roofline"
+    )
     r = rides(res, w)
     longest = float(res.ttft_s.max())
     assert res.summary["stable"] is False
