@@ -6,7 +6,9 @@ network otherwise.
 
 - all-reduce over n: ring `2(n−1)·α + 2(n−1)/n · M / bw` or tree `2⌈log2 n⌉·α + 2M / bw`; the
   cheaper is taken (NCCL picks per message size).
-- all-to-all: `α + bytes sent per chip / bw` (one round over a switched or direct network).
+- all-to-all: `α + bytes sent per chip / bw` (one round over a switched or direct network),
+  the bytes of the busiest chip: an EP dispatch sends the tokens of the busiest dp group,
+  split over its tp ranks (`comm_eval`), as attention's collectives carry them.
 - point-to-point (pipeline hop): `α + bytes / bw`.
 - KV hand-off (disaggregated serving, `kv_transfer_time`): a prompt's KV cache from a prefill
   instance to a decode instance, `α + bytes / (bw · min(sending chips, receiving chips))`,
@@ -274,7 +276,9 @@ def comm_eval(
     if p.experts:
         t_ep = xp.zeros_like(t)
         lat_ep = xp.zeros_like(t)
-        per_chip = t / p.stage_chips
+        # the busiest chip's tokens, as attention's: its dp group's over the group's tp ranks
+        # (each dispatches its share); the stage's mean, t / stage_chips, when loads average
+        per_chip = per_group * p.dp / p.stage_chips
         for layers, hit, bw, alpha in p.experts:
             values = per_chip * hit * D
             for nbytes in (p.dispatch_bytes, ACT_BYTES):  # dispatch, then combine
