@@ -26,6 +26,7 @@ from llm_roofline.cli._common import (
     progress_bar,
     time_cells,
 )
+from llm_roofline.cli.cmd_validate_serving import add_serving_flags, cmd_validate_serving
 
 if TYPE_CHECKING:
     from llm_roofline.validation.validate import RowResult, ValidationRow
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 def cmd_validate(args: argparse.Namespace) -> int:
     from llm_roofline.validation.validate import summarise, validate
 
+    if args.serving or args.source is not None:  # published serving runs, simulated
+        return cmd_validate_serving(args)
     results, failed = validate(args.engine)
     summary = summarise(results)
     cv = _cross_validate() if args.cv else None
@@ -166,10 +169,8 @@ def _write_validation_figures(
     if cv:
         for by in ("source", "kind"):
             stem = out / f"residuals_by_{by}"
-            what = "source" if by == "source" else "hardware kind"
-            write_residual_figure(
-                cv[by], f"calibrated engine, each {what} held out: error against", stem
-            )
+            what = f"calibrated engine, each {'source' if by == 'source' else 'hardware kind'}"
+            write_residual_figure(cv[by], f"{what} held out: error against", stem)
             print(f"wrote {stem}.png and .svg", file=sys.stderr)
 
 
@@ -184,8 +185,7 @@ _METRIC_WORDS = {
 
 
 def _metric_value(metric: str, value: float) -> str:
-    """A measured or predicted value in its unit: a time as a person reads it, a throughput
-    as a number with four significant digits."""
+    """A value in its unit: a time as a person reads it, a throughput to 4 figures."""
     if metric.endswith("_s") and "per_s" not in metric:
         return fmt_time(value)
     return fmt_num(value, 4)
@@ -268,8 +268,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 
 def _model_label(model: str) -> str:
-    """A model's name in the rows `measure` writes: a catalog id as is, a config.json by its
-    file's stem, a folder by its name."""
+    """A model's name in `measure`'s rows: an id as is, a config.json's stem, a folder's name."""
     path = Path(model)
     if model.endswith(".json"):
         return path.stem
@@ -287,7 +286,7 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         "measured slower than predicted; --engine calibrated is the realistic estimate, and "
         "--cv tests it on sources and hardware kinds it was not fitted to. docs/validation.md.",
         epilog=examples(
-            "llm-roofline validate --engine calibrated", "llm-roofline validate --cv --out figures"
+            "llm-roofline validate --engine calibrated", "llm-roofline validate --serving"
         ),
     )
     v.add_argument(
@@ -308,6 +307,7 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         metavar="DIR",
         help="write the scatter plot (PNG and SVG) into this folder (default: none)",
     )
+    add_serving_flags(v)
     json_flag(v)
     v.set_defaults(func=cmd_validate)
 

@@ -1,0 +1,289 @@
+"""`validate --serving`: serving rows scored, the engines' fixed costs fitted, sources held out.
+
+`validate_serving` simulates each row (`serving.py`) with the serving engines' fixed costs as
+shipped (data/serving_costs.toml) and reports ln(simulated / measured) by metric family,
+source and engine (`serving_figures.grouped_stats`). Then it fits the fixed costs `simulate`
+takes (`serving.serving_knobs`: per request and per step) and cross-validates them leaving
+one source (one address) out at a time:
+
+* a row's figure is made time-like (a throughput by its inverse: fixed costs add time) and
+  taken as linear in the costs around the shipped ones, with slopes from one more simulation
+  per cost, raised by `STEPS` (`Linear`);
+* the costs minimise the sum of |ln(simulated / measured)| (least absolute errors: a few rows
+  off by a factor of ten, as TTFT past saturation is, do not pull the fit) over a grid (0 to
+  `TOP` per cost, refined once around the best point), each metric family of each source
+  weighing the same (its n rows 1/n each: a source's 80 throughputs do not outweigh its
+  8 TTFTs); all engines share one set of costs, except an engine measured by at least two
+  sources of the fit, which gets its own (`_groups`); never one per source;
+* each source held out in turn is simulated with the costs fitted on the others (the real
+  simulator, not the linear model) and scored: the held-out figures;
+* `fit_all` fits on every source: the values to write into the engines' profiles.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from llm_roofline.validation.serving import (
+    Costs,
+    ServingRow,
+    Simulations,
+    load_serving_rows,
+    shipped_costs,
+)
+from llm_roofline.validation.serving_figures import grouped_stats, simulated_value
+
+__all__ = ["GRID", "STEPS", "TOP", "CostFit", "Linear", "fit_costs", "validate_serving"]
+
+Progress = Callable[[int, int], None]
+FloatArray = NDArray[np.float64]
+SHARED = "all engines"
+STEPS = (0.02, 0.002)  # the finite differences: 20 ms a request, 2 ms a step
+TOP = (0.25, 0.02)  # the grid's reach: 250 ms a request, 20 ms a step
+GRID = 41
+
+
+@dataclass(frozen=True)
+class CostFit:
+    """Fitted fixed costs: `groups` maps an engine (or `SHARED`, every other engine) to its
+    costs, in `names`' order; `sources` and `rows` are what they were fitted on."""
+
+    names: tuple[str, ...]
+    groups: dict[str, Costs]
+    sources: int
+    rows: int
+
+    def costs(self, engine: str | None) -> Costs | None:
+        """The costs an engine runs with under this fit (None: nothing fitted)."""
+        if not self.names:
+            return None
+        return self.groups.get(engine or "", self.groups[SHARED])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "costs": {g: dict(zip(self.names, c, strict=True)) for g, c in self.groups.items()},
+            "sources": self.sources,
+            "rows": self.rows,
+        }
+
+
+@dataclass(frozen=True)
+class Linear:
+    """Each scored row's time-like figure: simulated at the shipped costs (`at`), its slope
+    per cost (`slope`, rows × costs), the shipped costs (`origin`), the measured (`target`);
+    `source`, `engine` and `family` say which fold, cost group and weight it has."""
+
+    at: FloatArray
+    slope: FloatArray
+    origin: FloatArray
+    target: FloatArray
+    source: NDArray[np.str_]
+    engine: NDArray[np.str_]
+    family: NDArray[np.str_]
+
+    def errors(self, theta: FloatArray, rows: NDArray[np.intp]) -> FloatArray:
+        """ln(time-like simulated / measured) of `rows` at each cost vector of `theta`
+        (points × costs): rows × points."""
+        shift = theta[None, :, :] - self.origin[rows, None, :]
+        q = self.at[rows, None] + np.sum(shift * self.slope[rows, None, :], axis=2)
+        q = np.maximum(q, 0.05 * self.at[rows, None])  # the linear model far out: kept > 0
+        return np.asarray(np.log(q) - np.log(self.target[rows, None]), dtype=np.float64)
+
+
+def _time_like(r: ServingRow, value: float) -> float:
+    return 1.0 / value if r.family == "throughput" else value
+
+
+def _groups(lin: Linear, train: NDArray[np.bool_]) -> dict[str, NDArray[np.intp]]:
+    """The training rows of each cost group: an engine with rows from at least two sources
+    has its own; the rest share `SHARED`."""
+    own = {
+        e
+        for e in set(lin.engine[train].tolist())
+        if e and len(set(lin.source[train & (lin.engine == e)].tolist())) >= 2
+    }
+    groups = {e: np.flatnonzero(train & (lin.engine == e)) for e in sorted(own)}
+    rest = train & ~np.isin(lin.engine, sorted(own))
+    groups[SHARED] = np.flatnonzero(rest)
+    return groups
+
+
+def _grid(low: FloatArray, high: FloatArray) -> FloatArray:
+    axes = np.meshgrid(*(np.linspace(a, b, GRID) for a, b in zip(low, high, strict=True)))
+    return np.stack([a.ravel() for a in axes], axis=1)
+
+
+def _best(lin: Linear, rows: NDArray[np.intp], weights: FloatArray) -> Costs:
+    """The costs (on the grid, then on a finer grid around the best point) minimising the
+    weighted absolute errors of `rows`."""
+    top = np.asarray(TOP[: lin.slope.shape[1]], dtype=np.float64)
+    low, high = np.zeros_like(top), top
+    best = low
+    for _ in range(2):
+        theta = _grid(low, high)
+        loss = np.sum(weights[:, None] * np.abs(lin.errors(theta, rows)), axis=0)
+        best = theta[int(np.argmin(loss))]
+        step = (high - low) / (GRID - 1)
+        low, high = np.maximum(best - step, 0.0), np.minimum(best + step, top)
+    return tuple(float(x) for x in best)
+
+
+def fit_costs(lin: Linear, train: NDArray[np.bool_], names: tuple[str, ...]) -> CostFit:
+    """The fixed costs fitted on the rows `train` selects (module docstring)."""
+    cells = Counter(zip(lin.source[train].tolist(), lin.family[train].tolist(), strict=True))
+    groups = {}
+    for g, rows in _groups(lin, train).items():
+        if rows.size == 0:
+            groups[g] = tuple(float(x) for x in lin.origin[0]) if lin.origin.size else ()
+            continue
+        keys = zip(lin.source[rows].tolist(), lin.family[rows].tolist(), strict=True)
+        groups[g] = _best(lin, rows, np.array([1.0 / cells[k] for k in keys]))
+    return CostFit(names, groups, len({s for s, _ in cells}), int(np.sum(train)))
+
+
+def _scored(
+    rows: Sequence[ServingRow], sims: Simulations, costs: Callable[[ServingRow], Costs | None]
+) -> tuple[list[ServingRow], FloatArray, list[tuple[ServingRow, str]]]:
+    """The rows simulated (each at `costs(row)`), their figures, and those that failed."""
+    done, values, failed = [], [], []
+    for r in rows:
+        if r.setting is None:
+            continue
+        res = sims.result(r.setting, costs(r))
+        if isinstance(res, str):
+            failed.append((r, res))
+            continue
+        done.append(r)
+        values.append(simulated_value(r.metric, res, sims.workload(r.setting), r.setting))
+    return done, np.asarray(values, dtype=np.float64), failed
+
+
+def _linear(rows: Sequence[ServingRow], base: FloatArray, sims: Simulations) -> Linear:
+    """Slopes of each row's time-like figure per fixed cost, by finite differences."""
+    n, p = len(rows), len(sims.costs)
+    origin = np.array([shipped_costs(_engine(r)) for r in rows], dtype=np.float64).reshape(n, p)
+    at = np.array([_time_like(r, v) for r, v in zip(rows, base, strict=True)])
+    slope = np.array([[_slope(r, k, origin[i], at[i], sims) for k in range(p)]
+                      for i, r in enumerate(rows)]).reshape(n, p)  # fmt: skip
+    target = np.array([_time_like(r, r.value) for r in rows])
+    src = np.array([r.source for r in rows], dtype=np.str_)
+    eng = np.array([_engine(r) or "" for r in rows], dtype=np.str_)
+    fam = np.array([r.family or "" for r in rows], dtype=np.str_)
+    return Linear(at, slope, origin, target, src, eng, fam)
+
+
+def _slope(r: ServingRow, k: int, origin: FloatArray, at: float, sims: Simulations) -> float:
+    """d(time-like figure)/d(cost k) at the shipped costs. An open loop's request cost only
+    delays each request's arrival at the engine (sim/event_loop.py), so it adds itself to
+    every TTFT and end-to-end latency and nothing to TPOT or (over a long run) throughput;
+    otherwise one more simulation with the cost raised by STEPS[k]."""
+    assert r.setting is not None
+    if sims.costs[k] == "request_overhead_s" and r.setting.loop == "rate":
+        return 1.0 if r.family in ("ttft", "e2e") else 0.0
+    raised = tuple(c + (STEPS[k] if j == k else 0.0) for j, c in enumerate(origin))
+    res = sims.result(r.setting, raised)
+    if isinstance(res, str):
+        return 0.0
+    v = simulated_value(r.metric, res, sims.workload(r.setting), r.setting)
+    return (_time_like(r, v) - at) / STEPS[k]
+
+
+def _costs_of(fit: CostFit) -> Callable[[ServingRow], Costs | None]:
+    return lambda r: fit.costs(_engine(r))
+
+
+def _engine(r: ServingRow) -> str | None:
+    return None if r.setting is None else r.setting.engine
+
+
+def _errors(rows: Sequence[ServingRow], values: FloatArray) -> list[float]:
+    return [float(np.log(v / r.value)) for r, v in zip(rows, values, strict=True)]
+
+
+def _stats(rows: Sequence[ServingRow], errors: Sequence[float]) -> dict[str, Any]:
+    """The error statistics by family, by source and by engine."""
+    every = grouped_stats(rows, errors, lambda r: "all")
+    return {
+        "by_family": every.get("all", {}),
+        "by_source": grouped_stats(rows, errors, lambda r: r.source),
+        "by_engine": grouped_stats(rows, errors, lambda r: r.engine),
+    }
+
+
+def _held_out(
+    rows: list[ServingRow], lin: Linear, sims: Simulations, sources: list[str]
+) -> tuple[list[ServingRow], list[float], dict[str, Any]]:
+    """Each source in `sources` scored with the costs fitted on the others."""
+    kept: list[ServingRow] = []
+    errors: list[float] = []
+    fits: dict[str, Any] = {}
+    for src in sources:
+        fit = fit_costs(lin, lin.source != src, sims.costs)
+        fits[src] = fit.as_dict()
+        mine = [r for r in rows if r.source == src]
+        done, values, _ = _scored(mine, sims, _costs_of(fit))
+        kept += done
+        errors += _errors(done, values)
+    return kept, errors, fits
+
+
+def validate_serving(
+    path: Path | None = None, source: str | None = None, progress: Progress | None = None
+) -> dict[str, Any]:
+    """The serving validation (module docstring): rows of `path` (the repository's file by
+    default) whose address contains `source` (all by default) scored as shipped and held
+    out; the fixed costs fitted on every source. `progress(i, n)` after each stage."""
+    every = load_serving_rows(path)
+    rows = every if source is None else load_serving_rows(path, source)
+    sims = Simulations()
+    tick = progress or (lambda _i, _n: None)
+    done, base, failed = _scored(every, sims, lambda r: None)
+    tick(1, 4)
+    lin = _linear(done, base, sims)
+    tick(2, 4)
+    sources = sorted({r.source for r in rows})
+    held_rows, held, fits = _held_out(done, lin, sims, sources) if sims.costs else ([], [], {})
+    tick(3, 4)
+    fit = fit_costs(lin, np.ones(len(done), dtype=bool), sims.costs)
+    tick(4, 4)
+    mine = {id(r) for r in rows}
+    shipped = [(r, e) for r, e in zip(done, _errors(done, base), strict=True) if id(r) in mine]
+    return {
+        "rows": len(rows),
+        "simulated": len(shipped),
+        "settings": len({r.setting for r in done}),
+        "fixed_costs": list(sims.costs),
+        "not_simulated": [
+            {"line": r.line, "source": r.source, "metric": r.metric, "reason": why}
+            for r, why in [(r, r.reason) for r in rows if r.setting is None]
+            + [(r, w) for r, w in failed if id(r) in mine]
+        ],
+        "shipped": _stats([r for r, _ in shipped], [e for _, e in shipped]),
+        "held_out": {**_stats(held_rows, held), "fits": fits},
+        "fitted": fit.as_dict(),
+        "row_figures": _row_figures(done, base, mine),
+    }
+
+
+def _row_figures(
+    rows: Sequence[ServingRow], values: FloatArray, mine: set[int]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "line": r.line,
+            "source": r.source,
+            "engine": r.engine,
+            "metric": r.metric,
+            "measured": r.value,
+            "simulated": float(v),
+        }
+        for r, v in zip(rows, values, strict=True)
+        if id(r) in mine
+    ]

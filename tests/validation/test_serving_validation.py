@@ -1,0 +1,297 @@
+"""`validate --serving` (validation/serving.py, serving_figures.py, serving_fit.py and
+cli/cmd_validate_serving.py): rows mapped to simulations, figures and statistics worked by
+hand, the fixed costs' fit on rows made from known costs, and the whole file (slow)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from llm_roofline.cli.cmd_validate_serving import FAMILY_WORDS
+from llm_roofline.sim.simulate import SimResult
+from llm_roofline.sim.workload import Workload
+from llm_roofline.validation.serving import (
+    CAP,
+    DATA,
+    MIN_REQUESTS,
+    STEP_BUDGET,
+    Setting,
+    Simulations,
+    load_serving_rows,
+    map_row,
+    request_count,
+    serving_knobs,
+)
+from llm_roofline.validation.serving_figures import (
+    FAMILIES,
+    error_stats,
+    grouped_stats,
+    metric_family,
+    simulated_value,
+)
+from llm_roofline.validation.serving_fit import SHARED, Linear, fit_costs
+
+from ..conftest import run_cli
+
+ROW = {
+    "source_address": "https://example.org/a",
+    "model": "llama-3.1-8b",
+    "hardware": "h100-sxm",
+    "chips": "1",
+    "tp": "1",
+    "engine": "vllm",
+    "engine_version": "0.6.0",
+    "weight_dtype": "bf16",
+    "kv_dtype": "",
+    "load_kind": "rate",
+    "load": "4",
+    "requests": "1200",
+    "input_len": "512",
+    "output_len": "128",
+    "length_note": "fixed",
+    "metric": "ttft_p50_s",
+    "value": "0.05",
+    "unit_note": "",
+    "notes": "",
+}
+
+
+def _row(**over: str) -> dict[str, str]:
+    return {**ROW, **over}
+
+
+def test_metric_families() -> None:
+    assert [metric_family(m) for m in ("ttft_p99_s", "itl_mean_s", "tpot_p50_s")] == [
+        "ttft",
+        "tpot",  # inter-token latency counts as TPOT
+        "tpot",
+    ]
+    assert metric_family("e2e_mean_s") == "e2e"
+    assert metric_family("output_tokens_per_s") == "throughput"
+    assert metric_family("request_throughput_rps") == "throughput"
+    assert metric_family("goodput_percent") is None
+    assert [f for f, _ in FAMILY_WORDS] == [*FAMILIES, "all"]
+
+
+def test_request_counts_by_hand() -> None:
+    # an open loop at 4 req/s: STEP_BUDGET / 100 x 4 = 8000 / 100 x 4 = 320 of the 1,200 stated
+    assert (STEP_BUDGET, MIN_REQUESTS, CAP) == (8000, 100, 1000)
+    assert request_count("rate", 4.0, 1200, 128) == 320
+    assert request_count("rate", 0.5, None, 128) == MIN_REQUESTS  # 40 would be too few
+    assert request_count("rate", 0.5, 60, 128) == 60  # never more than were sent
+    assert request_count("rate", math.inf, 5000, 128) == CAP
+    # 64 clients of 2,048 output tokens: 8000 x 64 / 2048 = 250 requests (>= 2 x 64)
+    assert request_count("concurrency", 64, None, 2048) == 250
+    # one client of 2,048 tokens: 8000 x 1 / 2048 = 3.9, so 3 requests (6,144 steps)
+    assert request_count("concurrency", 1, None, 2048) == 3
+    assert request_count("concurrency", 1, None, 8000) == 2  # 1 by the steps; 2 a client
+    assert request_count("concurrency", 256, 3000, 128) == CAP  # 16,000 by the steps
+    assert request_count("concurrency", 600, 3000, 2048) == 1200  # two a client beat the cap
+
+
+def test_a_rate_row_becomes_a_poisson_setting() -> None:
+    r = map_row(_row(), 7)
+    s = r.setting
+    assert s is not None and not r.reason
+    assert (r.line, r.family, r.value) == (7, "ttft", 0.05)
+    assert (s.loop, s.load, s.requests, s.stated_requests) == ("rate", 4.0, 320, 1200)
+    assert (s.input_len, s.output_len, s.dataset) == (512.0, 128.0, None)
+    assert (s.kv_dtype, s.replicas) == ("bf16", 1)
+    names, _ = serving_knobs()
+    assert s.engine == ("vllm" if names else None)
+
+
+def test_split_dtypes_and_engines_from_the_row() -> None:
+    s = map_row(_row(chips="8", tp="2", weight_dtype="fp16"), 1).setting
+    assert s is not None and (s.tp, s.pp, s.replicas, s.kv_dtype) == (2, 1, 4, "fp16")
+    s = map_row(_row(chips="8", tp="2", notes="launched with pp 2"), 1).setting
+    assert s is not None and (s.pp, s.replicas) == (2, 2)
+    s = map_row(_row(weight_dtype="fp8", kv_dtype="fp8_e5m2"), 1).setting
+    assert s is not None and s.kv_dtype == "fp8"
+    names, _ = serving_knobs()
+    if names:  # NIM serves with TensorRT-LLM; TurboMind is LMDeploy's
+        assert map_row(_row(engine="nvidia-nim"), 1).setting.engine == "tensorrt-llm"  # type: ignore[union-attr]
+        lmd = map_row(_row(engine="lmdeploy-turbomind"), 1).setting
+        assert lmd is not None and lmd.engine == "lmdeploy"
+    assert map_row(_row(engine="some-engine"), 1).setting.engine is None  # type: ignore[union-attr]
+
+
+def test_closed_loops_and_datasets() -> None:
+    s = map_row(_row(load_kind="concurrency", load="64", requests="", output_len="2048"), 1)
+    assert s.setting is not None and (s.setting.loop, s.setting.requests) == ("concurrency", 250)
+    note = (
+        "ShareGPT (sglang.bench_serving); the output states total_input_tokens 269081 and "
+        "total_output_tokens 226901 over 1200 requests"
+    )
+    s = map_row(_row(input_len="", output_len="", length_note=note), 1).setting
+    assert s is not None and s.dataset == "sharegpt"
+    assert s.input_len == pytest.approx(269081 / 1200) and s.output_len == pytest.approx(
+        226901 / 1200
+    )
+    note = (
+        "vllm bench serve --dataset-name random --random-input-len 32000 (range ratio not "
+        "given: default 0, fixed lengths requested); published totals 3200000 input / 9350 "
+        "generated tokens"
+    )
+    s = map_row(_row(input_len="", output_len="", requests="100", length_note=note), 1).setting
+    assert s is not None and (s.dataset, s.range_ratio) == ("random", 1.0)
+    assert (s.input_len, s.output_len) == (32000.0, 93.5)
+    s = map_row(_row(input_len="", output_len="", length_note="ShareGPT, means not stated"), 1)
+    assert s.setting is not None and (s.setting.input_len, s.setting.output_len) == (
+        229.711,  # the vLLM run cited in serving.py: 229,711 tokens over 1,000 prompts
+        203.068,
+    )
+
+
+def test_rows_that_cannot_be_rebuilt_say_why() -> None:
+    orca = "MLPerf llama2-70b dataset (OpenOrca); per-sample lengths, means not stated"
+    r = map_row(_row(input_len="", output_len="", length_note=orca), 3)
+    assert r.setting is None and "lengths not stated" in r.reason
+    r = map_row(_row(metric="goodput_percent"), 3)
+    assert r.setting is None and "no simulated counterpart" in r.reason
+    r = map_row(_row(load_kind="concurrency", load="2.5"), 3)
+    assert r.setting is None and "whole number" in r.reason
+
+
+def test_every_row_of_the_file_is_mapped_or_has_a_reason() -> None:
+    rows = load_serving_rows(DATA)
+    assert len(rows) >= 400
+    assert all((r.setting is None) == bool(r.reason) for r in rows)
+    assert sum(r.setting is not None for r in rows) >= 0.75 * len(rows)
+    assert {r.family for r in rows if r.setting} >= set(FAMILIES)
+
+
+def _setting(loop: str, load: float, requests: int, stated: int | None) -> Setting:
+    return Setting("m", "h", 1, 1, 1, None, "bf16", "bf16", None, loop, load, requests,
+                   stated, 10.0, 5.0, None)  # fmt: skip
+
+
+def _result(ttft: list[float], tpot: list[float], e2e: list[float], span: float) -> SimResult:
+    a = (np.asarray(ttft), np.asarray(tpot), np.asarray(e2e))
+    return SimResult({}, *a, stats={"span_s": span})
+
+
+def test_latency_figures_by_hand() -> None:
+    work = Workload(np.full(4, 10), np.array([5, 5, 3, 1]), None, 2, "")
+    res = _result([0.1, 0.2, 0.3, 0.4], [0.01, 0.02, 0.03, math.nan], [0.14, 0.28, 0.36, 0.4], 1)
+    s = _setting("concurrency", 2, 4, 4)
+    assert simulated_value("ttft_mean_s", res, work, s) == pytest.approx(0.25)
+    assert simulated_value("ttft_p50_s", res, work, s) == pytest.approx(0.25)
+    # the request of one token has no TPOT: the median of 0.01, 0.02, 0.03
+    assert simulated_value("tpot_p50_s", res, work, s) == pytest.approx(0.02)
+    # mean ITL: every gap after the first token, (0.04 + 0.08 + 0.06 + 0) / (4 + 4 + 2 + 0)
+    assert simulated_value("itl_mean_s", res, work, s) == pytest.approx(0.018)
+    assert simulated_value("e2e_p90_s", res, work, s) == pytest.approx(0.388)
+
+
+def test_throughput_as_benchmark_tools_count_it() -> None:
+    work = Workload(np.full(4, 10), np.full(4, 5), None, 2, "")
+    res = _result([0.1] * 4, [0.01] * 4, [1.0] * 4, 2.0)
+    # all 4 sent requests simulated: 4 requests over the 2 s span
+    assert (
+        simulated_value("request_throughput_rps", res, work, _setting("concurrency", 2, 4, 4))
+        == 2.0
+    )
+    # 8 sent, 4 simulated: 2 clients over a 1 s latency sustain 2 req/s (Little's law), so
+    # the 4 not simulated add 2 s: 8 / (2 + 2) = 2 req/s, x 5 output tokens = 10 tok/s
+    s = _setting("concurrency", 2, 4, 8)
+    assert simulated_value("output_tokens_per_s", res, work, s) == pytest.approx(10.0)
+    assert simulated_value("total_tokens_per_s", res, work, s) == pytest.approx(30.0)
+    # an open loop at 1 req/s arriving at 0..3 s, each 1 s: below the offered rate nothing
+    # queues, so with no count stated the run's rate is the offered 1 req/s
+    work = Workload(np.full(4, 10), np.full(4, 5), np.arange(4.0), None, "")
+    res = _result([0.1] * 4, [0.01] * 4, [1.0] * 4, 4.0)
+    assert (
+        simulated_value("request_throughput_rps", res, work, _setting("rate", 1.0, 4, None)) == 1.0
+    )
+
+
+def test_error_statistics_by_hand() -> None:
+    e = [math.log(2), -math.log(2), math.log(1.1), 0.0, math.log(4)]
+    s = error_stats(e)
+    # sizes sorted: 0, 0.0953, 0.693, 0.693, 1.386; the 90th percentile sits 0.6 of the way
+    # from the 4th to the 5th: 0.693 + 0.6 x 0.693 = 1.109
+    assert s["n"] == 5
+    assert s["median_abs"] == pytest.approx(math.log(2))
+    assert s["p90_abs"] == pytest.approx(1.6 * math.log(2))
+    assert s["signed_median"] == pytest.approx(math.log(1.1))  # of -0.693, 0, 0.095, 0.693, 1.386
+    assert error_stats([]) == {"n": 0.0}
+    rows = [map_row(_row(metric=m), 1) for m in ("ttft_p50_s", "tpot_p50_s", "ttft_mean_s")]
+    g = grouped_stats(rows, [0.1, -0.2, 0.3], lambda r: r.source)["https://example.org/a"]
+    assert g["ttft"]["median_abs"] == pytest.approx(0.2) and g["tpot"]["n"] == 1
+    assert g["all"]["signed_median"] == pytest.approx(0.1)
+
+
+def _linear(source: list[str], engine: list[str]) -> Linear:
+    """TTFT-like rows made from known costs: 30 ms a request and 2 ms a step, each row's
+    slope per step cost its steps before the first token (10, 20, 5, 40)."""
+    at = np.array([0.05, 0.1, 0.2, 0.08])
+    slope = np.array([[1.0, 10.0], [1.0, 20.0], [1.0, 5.0], [1.0, 40.0]])
+    target = at + slope @ np.array([0.03, 0.002])
+    fam = np.array(["ttft"] * 4)
+    return Linear(at, slope, np.zeros((4, 2)), target, np.array(source), np.array(engine), fam)
+
+
+def test_the_fit_recovers_known_costs() -> None:
+    names = ("request_overhead_s", "step_overhead_s")
+    lin = _linear(["a", "a", "b", "b"], ["vllm", "vllm", "sglang", "sglang"])
+    fit = fit_costs(lin, np.ones(4, dtype=bool), names)
+    # each engine is measured by one source only: one set of costs for all
+    assert set(fit.groups) == {SHARED} and (fit.sources, fit.rows) == (2, 4)
+    r, s = fit.groups[SHARED]
+    assert r == pytest.approx(0.03, abs=0.001) and s == pytest.approx(0.002, abs=0.0001)
+    assert fit.costs("vllm") == fit.groups[SHARED]
+    # vllm measured by two sources gets its own costs; rows left out are not fitted on
+    lin = _linear(["a", "b", "c", "c"], ["vllm", "vllm", "sglang", "sglang"])
+    fit = fit_costs(lin, np.array([True, True, True, False]), names)
+    assert set(fit.groups) == {"vllm", SHARED} and fit.rows == 3
+    assert fit.as_dict()["costs"]["vllm"]["request_overhead_s"] == fit.groups["vllm"][0]
+
+
+def test_the_cli_refuses_what_serving_does_not_take() -> None:
+    r = run_cli("validate", "--source", "sglang")
+    assert r.code == 2 and r.err.count("\n") == 1 and "--serving" in r.err
+    r = run_cli("validate", "--serving", "--source", "no-such-address-anywhere")
+    assert r.code == 2 and "no-such-address-anywhere" in r.err and r.err.count("\n") == 1
+    r = run_cli("validate", "--serving", "--cv")
+    assert r.code == 2 and r.err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_an_open_loops_request_cost_shifts_its_latencies() -> None:
+    """What serving_fit's slopes assume: an open loop's request cost delays each arrival at
+    the engine, so every TTFT grows by exactly that cost and TPOT not at all."""
+    _, costs = serving_knobs()
+    if not costs:
+        pytest.skip("simulate takes no serving engine here")
+    s = map_row(_row(requests="100"), 1).setting
+    assert s is not None
+    sims = Simulations()
+    base, later = sims.result(s, (0.0, 0.0)), sims.result(s, (0.05, 0.0))
+    assert isinstance(base, SimResult) and isinstance(later, SimResult)
+    assert np.allclose(later.ttft_s - base.ttft_s, 0.05)
+    assert np.allclose(later.tpot_s, base.tpot_s, equal_nan=True)
+    slower = sims.result(s, (0.0, 0.002))  # a step cost slows every token
+    assert isinstance(slower, SimResult) and np.nanmin(slower.tpot_s - base.tpot_s) > 0.0019
+
+
+@pytest.mark.slow
+def test_validate_serving_on_the_whole_file() -> None:
+    r = run_cli("validate", "--serving", "--json")
+    assert r.code == 0, r.err
+    rep = r.json()
+    assert rep["rows"] >= 400
+    assert rep["simulated"] + len(rep["not_simulated"]) == rep["rows"]
+    assert rep["simulated"] >= 0.6 * rep["rows"]
+    for sec in ("shipped", "held_out"):
+        fam = rep[sec]["by_family"]
+        for f in FAMILIES:
+            assert fam[f]["n"] > 10 and 0 <= fam[f]["median_abs"] <= fam[f]["p90_abs"]
+    held = rep["held_out"]
+    assert set(held["by_source"]) == set(rep["shipped"]["by_source"])
+    assert len(held["fits"]) == len(rep["shipped"]["by_source"])
+    for costs in rep["fitted"]["costs"].values():  # within the grid, never negative
+        assert 0 <= costs["request_overhead_s"] <= 0.25
+        assert 0 <= costs["step_overhead_s"] <= 0.02
