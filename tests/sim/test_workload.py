@@ -289,10 +289,12 @@ def test_rate_xor_concurrency(rate: float | None, concurrency: int | None) -> No
 @pytest.mark.parametrize("dist", LENGTH_DISTS)
 def test_max_context_is_respected(dist: str) -> None:
     ctx = 4096
+    # sharegpt's filter keeps prompts to 1,024 tokens and requests to 2,048: means within it
+    i, o = (600, 1200) if dist == "sharegpt" else (2000, 1500)
     w = make_workload(
         requests=20_000,
-        input_len=2000,
-        output_len=1500,
+        input_len=i,
+        output_len=o,
         rate=10.0,
         length_dist=dist,
         max_context=ctx,

@@ -366,7 +366,10 @@ def test_simulate_at_near_zero_load_is_one_request_alone() -> None:
     assert d["e2e_p50_s"] == pytest.approx(one.request_latency_s, rel=0.02)
 
 
-def test_simulate_unstable_gives_no_percentile() -> None:
+def test_simulate_unstable_gives_the_percentiles_of_its_requests() -> None:
+    """Above capacity the run is `stable: false` and, as a benchmark reports it (issue 27),
+    its percentiles are those of the requests simulated, with a warning that they grow with
+    the run's length; the served rate is at most the capacity."""
     r = client.post("/api/simulate", json={**SIM, "rate": 500, "requests": 2000})
     assert r.status_code == 200, r.text
     d = _strict_json(r.text)
@@ -374,8 +377,9 @@ def test_simulate_unstable_gives_no_percentile() -> None:
     assert d["stable"] is False and d["offered_rps"] == 500 and d["capacity_rps"] < 500
     for key in SIM_KEYS:
         if key.startswith(("ttft_", "tpot_", "e2e_")):
-            assert d[key] is None, key
-    assert d["request_throughput_rps"] == pytest.approx(d["capacity_rps"], rel=0.1)
+            assert isinstance(d[key], float) and d[key] > 0, key
+    assert any("grow with the run's length" in w for w in d["warnings"])
+    assert d["request_throughput_rps"] <= 1.05 * d["capacity_rps"]
 
 
 @pytest.mark.slow

@@ -54,6 +54,7 @@ def _workload(args: argparse.Namespace, max_context: int | None) -> Any:
         output_spread=args.output_spread,
         max_context=max_context,
         seed=args.seed,
+        range_ratio=args.range_ratio,
     )
 
 
@@ -141,15 +142,18 @@ def _served_on(dep: Deployment, pf: Deployment | None) -> str:
 
 
 def _print_latency(s: dict[str, Any]) -> None:
-    """The latency percentiles' table, or, when the queue grows without bound, why not."""
-    if not s["stable"]:
+    """The latency percentiles' table, after the run's warnings (few requests, a queue that
+    grew through the run: the percentiles are then those of the requests simulated)."""
+    if s["stable"] is False:
         print(
             f"UNSTABLE: {units.sig(s['offered_rps'])} requests/s offered, more than the "
             f"{units.sig(s['capacity_rps'])} requests/s this deployment sustains: the queue "
-            "grows without bound, so latency percentiles are not shown (they would grow with "
-            "--requests)"
+            f"grew through the run, so these percentiles are those of its {s['requests']:,} "
+            "requests and grow with --requests (a benchmark of this length would report them)"
         )
-        return
+    for w in s.get("warnings", []):
+        if not w.endswith("grow with the run's length"):  # said above, in the command's words
+            print(f"warning: {w}")
     rows = []
     for name, key in (
         ("time to first token", "ttft"),
@@ -162,13 +166,29 @@ def _print_latency(s: dict[str, Any]) -> None:
 
 
 def _print_rates(args: argparse.Namespace, res: SimResult) -> None:
-    """Throughput against capacity, goodput within the SLOs given, KV memory and preemptions."""
+    """Throughput (as benchmark tools compute it, and in the steady state) against capacity,
+    goodput within the SLOs given, KV memory and preemptions. One request is no rate: its
+    tokens and its time are said instead."""
     s = res.summary
-    print(
-        f"throughput: {s['output_tokens_per_s']:,.0f} output tokens/s, "
-        f"{units.sig(s['request_throughput_rps'])} requests/s; capacity "
-        f"{units.sig(s['capacity_rps'])} requests/s"
-    )
+    cap = f"capacity {units.sig(s['capacity_rps'])} requests/s"
+    if s["requests"] == 1:
+        e2e = s["e2e_p50_s"]
+        tokens = round(s["output_tokens_per_s"] * e2e)  # its span is its own latency
+        print(
+            f"throughput: one request, {tokens:,} output tokens in {units.sig(e2e)} s "
+            f"(not a rate); {cap}"
+        )
+    else:
+        print(
+            f"throughput: {s['output_tokens_per_s']:,.0f} output tokens/s, "
+            f"{units.sig(s['request_throughput_rps'])} requests/s (completed over the span "
+            f"from the first send to the last completion, as benchmark tools count); {cap}"
+        )
+    if s.get("steady_request_rps") is not None:
+        print(
+            f"steady state: {s['steady_output_tokens_per_s']:,.0f} output tokens/s, "
+            f"{units.sig(s['steady_request_rps'])} requests/s (the middle 60% of completions)"
+        )
     slo = [f"TTFT ≤ {args.slo_ttft_ms:g} ms"] if args.slo_ttft_ms else []
     slo += [f"TPOT ≤ {args.slo_tpot_ms:g} ms"] if args.slo_tpot_ms else []
     print(
@@ -250,8 +270,19 @@ def _length_flags(g: argparse._ArgumentGroup) -> None:
         "--length-dist",
         default="fixed",
         choices=LENGTH_DISTS,
-        help="lengths: fixed (default), normal, lognormal (spreads below), or sharegpt-like "
-        "(lognormal with the spread of the ShareGPT conversations, scaled to the means)",
+        help="lengths: fixed (default), normal, lognormal (spreads below), sharegpt-like "
+        "(lognormal with the spread of the ShareGPT conversations), random (uniform within "
+        "--range-ratio of the means, as vllm bench serve's random dataset) or sharegpt "
+        "(sharegpt-like, filtered as vllm bench serve samples ShareGPT: prompts 4 to 1,024 "
+        "tokens, requests at most 2,048); all but fixed and normal average the means asked "
+        "for over the requests drawn",
+    )
+    g.add_argument(
+        "--range-ratio",
+        type=float,
+        metavar="R",
+        help="random lengths: uniform in [mean·(1 − R), mean·(1 + R)], R in [0, 1] "
+        "(vllm bench serve's --random-range-ratio; default 0, every length the mean)",
     )
     g.add_argument(
         "--input-spread",

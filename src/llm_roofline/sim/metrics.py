@@ -1,7 +1,7 @@
 """What a run measured: per-request times from the requests' records (`RunResult`), the
 watched instance's timeline, and the figures drawn from them: latency percentiles, goodput
-within targets, the offered rate and the sustained rate (a capacity run's completions over
-the middle 60% of them)."""
+within targets, the offered rate, the steady-state rates (completions and their output tokens
+over the middle 60% of completions) and the warnings a run's figures carry."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from llm_roofline.sim.entities import Requests
 from llm_roofline.sim.workload import Workload
 
 __all__ = [
+    "FEW_REQUESTS",
     "LATENCY_KEYS",
     "RunResult",
     "Timeline",
@@ -21,8 +22,12 @@ __all__ = [
     "latency_summary",
     "offered_rps",
     "run_result",
+    "run_warnings",
+    "steady_rates",
     "sustained_rps",
 ]
+
+FEW_REQUESTS = 100  # percentiles from fewer requests carry a warning
 
 LATENCY_KEYS = (
     *(f"{m}_{q}_s" for m in ("ttft", "tpot") for q in ("p50", "p90", "p99")),
@@ -103,22 +108,65 @@ def goodput_rps(res: RunResult, slo_ttft_s: float | None, slo_tpot_s: float | No
     return float(ok.sum()) / res.span
 
 
-def latency_summary(res: RunResult, stable: bool | None) -> dict[str, Any]:
+def latency_summary(res: RunResult) -> dict[str, Any]:
     """`LATENCY_KEYS`: percentiles and means of TTFT, TPOT (requests that have one) and
-    end-to-end latency; None when the run was unstable or has no value to summarise."""
+    end-to-end latency over every request of the run (a run whose queue grew included, as a
+    benchmark reports it: `stable` and the warnings say so); None when there is no value to
+    summarise (no request had a second token)."""
     tpot = res.tpot[~np.isnan(res.tpot)]
     vals_of = {"ttft": res.ttft, "tpot": tpot, "e2e": res.e2e}
     summary: dict[str, Any] = {}
     for key in LATENCY_KEYS:
         metric, stat = key.split("_")[0], key.split("_")[1]
         vals = vals_of[metric]
-        if stable is False or vals.size == 0:
+        if vals.size == 0:
             summary[key] = None
         elif stat == "mean":
             summary[key] = float(np.mean(vals))
         else:
             summary[key] = float(np.percentile(vals, float(stat[1:])))
     return summary
+
+
+def run_warnings(
+    requests: int, stable: bool | None, offered: float | None, capacity: float | None
+) -> list[str]:
+    """What a reader of the figures should know: percentiles from fewer than `FEW_REQUESTS`
+    requests, a throughput over one request, a queue that grew through the run."""
+    notes = []
+    if requests == 1:
+        notes.append(
+            "one request: its latencies are its own, and its throughput is one request over "
+            "its latency, not a rate the deployment sustains"
+        )
+    elif requests < FEW_REQUESTS:
+        notes.append(
+            f"only {requests} requests: percentiles from fewer than {FEW_REQUESTS} are rough "
+            f"(the p99 is about the slowest request); more requests make them firm"
+        )
+    if stable is False and offered is not None and capacity is not None:
+        notes.append(
+            f"{offered:.4g} requests/s offered, more than the {capacity:.4g} this deployment "
+            "sustains: the queue grew through the run, so the percentiles are those of the "
+            f"{requests} requests simulated and grow with the run's length"
+        )
+    return notes
+
+
+def steady_rates(finish: np.ndarray, output_len: np.ndarray) -> tuple[float | None, float | None]:
+    """Requests and output tokens completed per second over the middle 60% of completions
+    (the run's start and its drain left out): the steady state a long run settles to. None
+    for fewer than 10 requests or completions that fall at one time."""
+    n = int(finish.size)
+    if n < 10:
+        return None, None
+    order = np.argsort(finish, kind="stable")
+    a, b = int(0.2 * n), int(0.8 * n)
+    t = float(finish[order[b]] - finish[order[a]])
+    if not t > 0:
+        return None, None
+    tokens = float(np.sum(np.asarray(output_len)[order[a + 1 : b + 1]]))
+    return (b - a) / t, tokens / t
 
 
 def offered_rps(work: Workload) -> float | None:

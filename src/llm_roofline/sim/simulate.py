@@ -31,14 +31,17 @@ The prefill instance frees the prompt's KV when the prompt completes (the hand-o
 to stream from a buffer).
 
 Figures: the percentiles of time to first token, time per output token (a request's decode
-time over its tokens after the first) and end-to-end latency; throughputs over the span from
-the first arrival to the last completion; `capacity_rps`, the request rate the deployment
-sustains, measured by the same simulator with every sequence slot kept full (a closed loop of
-`max_seqs × replicas` clients, over the middle 60% of completions); `stable`, false when an
-open loop offers more than that (the queue then grows without bound and the latency
-percentiles are left out: they would only measure how long the run was); None when the
+time over its tokens after the first) and end-to-end latency, over every request simulated;
+the throughput as benchmark tools compute it (`request_throughput_rps`, `output_tokens_per_s`:
+completed requests and output tokens over the span from the first send to the last
+completion, as `vllm bench serve` and `sglang.bench_serving` report them) and in the steady
+state (`steady_request_rps`, `steady_output_tokens_per_s`: the middle 60% of completions, the
+start and the drain left out); `capacity_rps`, the highest Poisson rate the deployment serves
+with its queue bounded (`capacity.py`); `stable`, false when an open loop offers more than
+that (the queue then grows through the run: the percentiles are still those of the requests
+simulated, as a benchmark's are, but they grow with the run's length); None when the
 capacity was not measured (`with_capacity=False`: a caller that judges stability itself, as
-`plan` does from one instance's capacity).
+`plan` does). `warnings` says when the figures rest on few requests or on a growing queue.
 """
 
 from __future__ import annotations
@@ -51,6 +54,12 @@ import numpy as np
 from llm_roofline._core.checks import batched_tokens, positive_int
 from llm_roofline._core.errors import InputError
 from llm_roofline._core.units import sig
+from llm_roofline.sim.capacity import (
+    capacity_clients,
+    capacity_requests,
+    saturated_rps,
+    sustained_capacity,
+)
 from llm_roofline.sim.entities import Pool
 from llm_roofline.sim.event_loop import run
 from llm_roofline.sim.metrics import (
@@ -59,13 +68,13 @@ from llm_roofline.sim.metrics import (
     goodput_rps,
     latency_summary,
     offered_rps,
-    sustained_rps,
+    run_warnings,
+    steady_rates,
 )
 from llm_roofline.sim.pools import build_pools, disagg_pools, kv_capacity, parse_disagg
 from llm_roofline.sim.router import ROUTERS as ROUTER_TYPES
 from llm_roofline.sim.serving_engines import DEFAULT_ENGINE, ServingEngine
 from llm_roofline.sim.serving_engines import serving_engine as engine_settings
-from llm_roofline.sim.step_predictor import StepTable
 from llm_roofline.sim.workload import Workload, arrivals
 
 if TYPE_CHECKING:
@@ -83,6 +92,7 @@ __all__ = [
     "kv_capacity",
     "latency_against_load",
     "parse_disagg",
+    "saturated_rps",
     "simulate",
 ]
 
@@ -194,11 +204,14 @@ def simulate(
     )
     offered = None if work.closed_loop else rate if rate is not None else offered_rps(work)
     # unknown (None) for an open loop when the capacity was not measured (with_capacity=False)
-    stable = True if offered is None else None if cap_rps is None else offered < cap_rps
+    stable = True if offered is None else None if cap_rps is None else offered <= cap_rps
+    steady_rps, steady_tok = steady_rates(res.finish, work.output_len)
     summary: dict[str, Any] = {
         "requests": work.requests,
         "output_tokens_per_s": float(sum(out)) / res.span,
         "request_throughput_rps": work.requests / res.span,
+        "steady_request_rps": steady_rps,
+        "steady_output_tokens_per_s": steady_tok,
         "goodput_rps": goodput_rps(res, slo_ttft_s, slo_tpot_s),
         "capacity_rps": cap_rps,
         "stable": stable,
@@ -206,7 +219,8 @@ def simulate(
         "disaggregated": prefill_pool is not None,
         "prefill_instances": prefill_pool.replicas if prefill_pool is not None else 0,
         "decode_instances": dep.replicas,
-        **latency_summary(res, stable),
+        **latency_summary(res),
+        "warnings": run_warnings(work.requests, stable, offered, cap_rps),
         "serving_engine": eng.as_dict(),
     }
     return SimResult(summary, res.ttft, res.tpot, res.e2e, res.timeline, _stats(res, pools))
@@ -225,41 +239,6 @@ def _stats(res: RunResult, pools: list[Pool]) -> dict[str, float]:
     }
 
 
-def _stagger(work: Workload, table: StepTable, replicas: int, max_seqs: int) -> float:
-    """How far apart the capacity run's clients start: one request's time at that many
-    sequences in flight (the engine's, from the table) over the clients, so that they are
-    spread over their requests' lives as in a steady state. Started together with equal
-    lengths they would stay in lockstep (every prompt in one step, every decode together),
-    and the rate measured would depend on where the waves fall. (A closed loop the user
-    asks for starts its clients together, as serving benchmarks do.)"""
-    if not work.closed_loop:
-        return 0.0
-    clients = int(work.concurrency or 1)
-    per = max(1, min(max_seqs, -(-clients // replicas)))
-    i = float(np.mean(work.input_len))
-    o = float(np.mean(work.output_len))
-    latency = table.prefill_time(min(i, float(table.tok[-1]))) + o * table.step_time(
-        per, i + o / 2, 0
-    )
-    return latency / clients
-
-
-def capacity_clients(max_seqs: int, replicas: int, disaggregated: bool = False) -> int:
-    """The capacity run's clients: one per sequence slot of the (decode) instances, and,
-    disaggregated, a quarter more, so that the slots stay full while some requests are in
-    their prompts or in transit."""
-    clients = max_seqs * replicas
-    return clients + (-(-clients // 4) if disaggregated else 0)
-
-
-def capacity_requests(
-    max_seqs: int, replicas: int, disaggregated: bool = False, per_client: int = 20
-) -> int:
-    """The requests the capacity run serves: `per_client` per client, at least 4,000 (the
-    work it costs, which the web bounds before it asks)."""
-    return max(4000, per_client * capacity_clients(max_seqs, replicas, disaggregated))
-
-
 # size: the public call's settings, each by keyword, as `simulate` takes them
 def capacity_rps(
     dep: Deployment,
@@ -274,28 +253,17 @@ def capacity_rps(
     deadline: float | None = None,
 ) -> float:
     """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
-    lengths: a closed loop keeping every sequence slot full (`capacity_clients`), its
-    completions per second over the middle 60% of them. `pools`: the run's own, reused;
-    `cache` as `simulate`'s; `per_client`: requests per client served (at least 4,000 in
-    all, `capacity_requests`); `deadline` as `simulate`'s."""
-    disaggregated = prefill_pool is not None
-    clients = capacity_clients(max_seqs, dep.replicas, disaggregated)
-    n = capacity_requests(max_seqs, dep.replicas, disaggregated, per_client)
-    idx = np.arange(n) % work.requests
-    loop = Workload(
-        input_len=work.input_len[idx],
-        output_len=work.output_len[idx],
-        arrival_s=None,
-        concurrency=clients,
-        description="saturating closed loop",
-    )
-    inp, out = loop.input_len.tolist(), loop.output_len.tolist()
-    longest = max(i + o for i, o in zip(inp, out, strict=True))
+    lengths: the highest Poisson rate at which its queue stays bounded
+    (`capacity.sustained_capacity`). `pools`: the run's own, reused; `cache` as
+    `simulate`'s; `per_client`: requests per client of the saturating closed loop the search
+    starts from, and of each probe (at least 4,000, `capacity_requests`); `deadline` as
+    `simulate`'s."""
     if pools is None:
+        idx = np.arange(capacity_requests(max_seqs, dep.replicas)) % work.requests
+        inp, out = work.input_len[idx].tolist(), work.output_len[idx].tolist()
+        longest = max(i + o for i, o in zip(inp, out, strict=True))
         pools = build_pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
-    stagger = _stagger(loop, pools[-1].table, dep.replicas, max_seqs)
-    res = run(pools, loop, inp, out, "least-loaded", 0, stagger, deadline)
-    return sustained_rps(res.finish)
+    return sustained_capacity(pools, work, per_client=per_client, deadline=deadline)
 
 
 LOAD_FRACTIONS = (0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 0.95)

@@ -11,9 +11,18 @@ A workload is one list of requests. Each request has an input (prompt) length an
   there are no arrival times, the server's speed sets the pace.
 
 Lengths are "fixed" (every request the same), "normal", "lognormal" (a long right tail, as real
-prompts and answers have) or "sharegpt-like": lognormal with the spread measured on ShareGPT
-conversations, scaled to the mean asked for. Draws are rounded to whole tokens and clipped to
-[1, max_len]; with a model's context window every request also fits it (input + output <= it).
+prompts and answers have), "sharegpt-like" (lognormal with the spread measured on ShareGPT
+conversations, scaled to the mean asked for), or one of the benchmark tools' datasets:
+"random" (`vllm bench serve --dataset-name random`: whole numbers uniform in
+[mean·(1 − r), mean·(1 + r)], r the range ratio, `--random-range-ratio`) and "sharegpt"
+(ShareGPT as `vllm bench serve` samples it: its lengths, with a pair dropped when its prompt or
+output is under 4 tokens, its prompt over 1,024 or prompt + output over 2,048; the
+sharegpt-like spreads stand for the dataset's own lengths). Draws are rounded to whole tokens
+and clipped to [1, max_len]; with a model's context window every request also fits it (input +
+output <= it). Except for "fixed" and "normal", the drawn lengths are then scaled together
+(rounded and clipped again) so that their own mean is the one asked for, within a token: a
+long tail drawn a few hundred times otherwise averages well below its mean (sharegpt-like
+prompts, 200 to 400 draws: 26–36% below), and a benchmark's prompts are the ones it sent.
 Everything random comes from one `numpy.random.default_rng(seed)`, so a seed gives the same
 workload every time. `read_trace` reads a recorded workload from a CSV file instead.
 """
@@ -31,11 +40,25 @@ import numpy as np
 from numpy.typing import NDArray
 
 from llm_roofline._core.errors import InputError
+from llm_roofline.sim.lengths import (
+    LARGEST,
+    LENGTH_DISTS,
+    SHAREGPT_CV,
+    SHAREGPT_FILTER,
+    SHAREGPT_STATS,
+    lengths,
+    sharegpt_pairs,
+)
+from llm_roofline.sim.lengths import choice as _choice
+from llm_roofline.sim.lengths import count as _count
+from llm_roofline.sim.lengths import need as _need
+from llm_roofline.sim.lengths import real_number as _real
 
 __all__ = [
     "ARRIVALS",
     "LENGTH_DISTS",
     "SHAREGPT_CV",
+    "SHAREGPT_FILTER",
     "SHAREGPT_STATS",
     "Workload",
     "arrivals",
@@ -45,23 +68,7 @@ __all__ = [
 ]
 
 ARRIVALS = ("poisson", "gamma")
-LENGTH_DISTS = ("fixed", "normal", "lognormal", "sharegpt-like")
-
-# Mean and standard deviation, in tokens (Llama-2 tokenizer), of one ShareGPT turn: the user's
-# message (our input) and ChatGPT's answer (our output), over 94,145 conversations (3.51 turns
-# each). Source: Zhao et al., "WildChat: 1M ChatGPT Interaction Logs in the Wild", ICLR 2024,
-# https://arxiv.org/abs/2405.01470, Table 1 (row ShareGPT, columns #User Tok and #Chatbot Tok;
-# read from a transcription of the table, not from the PDF itself).
-# The vLLM paper (Kwon et al., SOSP 2023, https://arxiv.org/abs/2309.06180, Fig. 11) gives
-# other means (input 161.31, output 337.99 tokens) and only says the spread is large.
-# Only the coefficient of variation (sd / mean) is used; the mean is the caller's. Prompts are
-# very spread (sd 6.6 times the mean: many short, a few very long): a lognormal with that CV has
-# its median at mean / 6.7, and clipping it to a context window removes much of its mean.
-SHAREGPT_STATS = {"input_len": (94.46, 626.39), "output_len": (348.45, 269.93)}
-SHAREGPT_CV = {k: sd / mean for k, (mean, sd) in SHAREGPT_STATS.items()}
-
 _T = TypeVar("_T", bound=np.generic)
-_LARGEST = 2**53  # the largest length kept exactly as a float: the clip when max_len is None
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,34 +119,6 @@ def _frozen(a: NDArray[_T]) -> NDArray[_T]:
     return a
 
 
-def _need(ok: object, field: str, message: str) -> None:
-    if not ok:
-        raise InputError(message, field=field)
-
-
-def _real(value: object, field: str, what: str, *, low: float, strict: bool = True) -> float:
-    """`value` as a finite float above `low` (or at least `low`), else one clear InputError."""
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    try:
-        x = float(value) if ok else math.nan  # type: ignore[arg-type]
-    except OverflowError:  # an int beyond any float
-        x = math.inf
-    msg = f"{field} must be {what}, got {value!r}"
-    _need(math.isfinite(x) and (x > low if strict else x >= low), field, msg)
-    return x
-
-
-def _count(value: object, field: str, low: int = 1) -> int:
-    ok = isinstance(value, int | np.integer) and not isinstance(value, bool) and value >= low
-    _need(ok, field, f"{field} must be an integer >= {low}, got {value!r}")
-    return int(value)  # type: ignore[call-overload,no-any-return]
-
-
-def _choice(value: object, allowed: tuple[str, ...], field: str) -> str:
-    _need(value in allowed, field, f"{field} must be one of {', '.join(allowed)}, got {value!r}")
-    return str(value)
-
-
 def arrivals(
     n: int,
     rate: float,
@@ -163,44 +142,6 @@ def arrivals(
     return times
 
 
-def lengths(
-    n: int,
-    mean: float,
-    *,
-    dist: str = "fixed",
-    spread: float | None = None,
-    max_len: int | None = None,
-    rng: np.random.Generator,
-    field: str = "input_len",
-) -> NDArray[np.int64]:
-    """`n` token counts of mean `mean` (before rounding and clipping to [1, max_len]).
-
-    `spread` is the standard deviation in tokens (normal: default mean/4; lognormal: default
-    mean). `field` ("input_len" or "output_len") names the lengths in errors and picks the
-    ShareGPT spread."""
-    n = _count(n, "requests")
-    mean = _real(mean, field, "a number of tokens >= 1", low=1.0, strict=False)
-    dist = _choice(dist, LENGTH_DISTS, "length_dist")
-    sfield = field.removesuffix("_len") + "_spread"
-    sd = None if spread is None else _real(spread, sfield, "tokens >= 0", low=0.0, strict=False)
-    top = _LARGEST if max_len is None else _count(max_len, "max_len")
-    _need(mean <= top, field, f"{field} mean {mean:g} exceeds the longest allowed, {top}")
-    _need(dist != "fixed" or not sd, sfield, f"{sfield} must be 0 or unset with fixed lengths")
-    if dist == "sharegpt-like":
-        _need(sd is None, sfield, f"{sfield} cannot be set with sharegpt-like lengths")
-        _need(field in SHAREGPT_CV, "length_dist", "sharegpt-like is for input_len, output_len")
-        sd = SHAREGPT_CV[field] * mean
-    if dist == "fixed":
-        x = np.full(n, float(round(mean)))
-    elif dist == "normal":
-        x = rng.normal(mean, mean / 4 if sd is None else sd, n)
-    else:  # lognormal with arithmetic mean `mean` and standard deviation `sd`
-        sigma2 = math.log1p(((mean if sd is None else sd) / mean) ** 2)
-        x = rng.lognormal(math.log(mean) - sigma2 / 2, math.sqrt(sigma2), n)
-    drawn: NDArray[np.int64] = np.clip(np.rint(x), 1, top).astype(np.int64)
-    return drawn
-
-
 # size: the traffic's settings, each by keyword, as the CLI's flags and the web's fields name them
 def make_workload(
     *,
@@ -216,11 +157,13 @@ def make_workload(
     output_spread: float | None = None,
     max_context: int | None = None,
     seed: int = 0,
+    range_ratio: float | None = None,
 ) -> Workload:
     """A random workload: open loop at `rate` req/s, or a closed loop of `concurrency` clients.
 
-    One generator, `default_rng(seed)`, draws arrivals, then inputs, then outputs. With
-    `max_context` inputs are clipped to max_context - 1 and outputs to max_context - input."""
+    One generator, `default_rng(seed)`, draws arrivals, then inputs, then outputs (sharegpt:
+    the pairs). With `max_context` inputs are clipped to max_context - 1 and outputs to
+    max_context - input. `range_ratio`: random lengths' r (`lengths`)."""
     n = _count(requests, "requests")
     which = "not both" if rate is not None else "one of them is needed"
     msg = f"give --rate (open loop) or --concurrency (closed loop), {which}"
@@ -242,10 +185,14 @@ def make_workload(
     if rate is not None:
         times = arrivals(n, rate, kind=arrival, burstiness=burstiness, rng=rng)
     sides = (("input_len", input_len, input_spread), ("output_len", output_len, output_spread))
-    inp, out = (
-        lengths(n, m, dist=length_dist, spread=s, max_len=top, rng=rng, field=f)
-        for f, m, s in sides
-    )
+    if length_dist == "sharegpt":  # in pairs, as the benchmark filters them
+        inp, out = sharegpt_pairs(n, sides, top, rng)
+    else:
+        inp, out = (
+            lengths(n, m, dist=length_dist, spread=s, max_len=top, rng=rng, field=f, range_ratio=r)
+            for f, m, s in sides
+            for r in [range_ratio]
+        )
     if max_context is not None:
         out = np.minimum(out, max_context - inp)
     how = f"closed loop of {concurrency} clients"
@@ -253,7 +200,8 @@ def make_workload(
         bursts = "" if arrival == "poisson" else f" (burstiness {burstiness:g})"
         how = f"{'Poisson' if arrival == 'poisson' else 'gamma'} at {rate:g} req/s{bursts}"
     ctx_note = f", context {max_context}" if max_context is not None else ""
-    text = f"{n} requests, {how}, {_sizes(inp, out)} ({length_dist}){ctx_note}, seed {seed}"
+    dist = length_dist if range_ratio is None else f"{length_dist}, range ratio {range_ratio:g}"
+    text = f"{n} requests, {how}, {_sizes(inp, out)} ({dist}){ctx_note}, seed {seed}"
     return Workload(inp, out, times, concurrency, text)
 
 
@@ -325,4 +273,4 @@ def _number(s: str) -> float:
 def _tokens(s: str) -> int:
     """A positive whole token count from "12" or "12.0"; 0 (refused) for anything else."""
     v = _number(s)
-    return int(v) if math.isfinite(v) and v.is_integer() and 1 <= v <= _LARGEST else 0
+    return int(v) if math.isfinite(v) and v.is_integer() and 1 <= v <= LARGEST else 0

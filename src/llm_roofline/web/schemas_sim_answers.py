@@ -27,13 +27,19 @@ class ServingEngineFields(Answer):
 
 
 class SimSummary(Answer):
-    """What a simulated run measured (`llm-roofline simulate --json`'s keys): throughput,
-    goodput, capacity (null when unbounded), whether an open loop is stable (null when its
-    capacity was not measured) and the latency percentiles (null when unstable)."""
+    """What a simulated run measured (`llm-roofline simulate --json`'s keys): throughput as
+    benchmark tools count it (over the span from the first send to the last completion) and
+    in the steady state (the middle 60% of completions; null under 10 requests), goodput,
+    capacity (null when unbounded), whether an open loop is stable (null when its capacity
+    was not measured), the latency percentiles of the requests simulated (null only where no
+    request has a value: an unstable run's are given, flagged by `stable` and `warnings`) and
+    the warnings (few requests, a queue that grew through the run)."""
 
     requests: int
     output_tokens_per_s: float | None
     request_throughput_rps: float | None
+    steady_request_rps: float | None
+    steady_output_tokens_per_s: float | None
     goodput_rps: float | None
     capacity_rps: float | None
     stable: bool | None
@@ -53,6 +59,7 @@ class SimSummary(Answer):
     e2e_p90_s: float | None
     e2e_p99_s: float | None
     e2e_mean_s: float | None
+    warnings: list[str]
     serving_engine: ServingEngineFields
 
 
@@ -85,6 +92,8 @@ class SimulateAnswer(Answer):
     requests: int
     output_tokens_per_s: float | None
     request_throughput_rps: float | None
+    steady_request_rps: float | None
+    steady_output_tokens_per_s: float | None
     goodput_rps: float | None
     capacity_rps: float | None
     stable: bool | None
@@ -104,6 +113,7 @@ class SimulateAnswer(Answer):
     e2e_p90_s: float | None
     e2e_p99_s: float | None
     e2e_mean_s: float | None
+    warnings: list[str]
     serving_engine: ServingEngineFields
     preemptions: int
     kv_tokens_per_instance: int

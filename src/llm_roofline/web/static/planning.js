@@ -173,7 +173,7 @@ function drawSimulation(r, asked) {
     : r.split;
   $("sim_head").innerHTML = (r.stable
     ? `<b class="ok" id="sim_stable">stable</b>`
-    : `<b class="bad" id="sim_stable">UNSTABLE</b> ${fmtRate(r.offered_rps)} requests/s offered, more than the ${fmtRate(r.capacity_rps)} this deployment sustains: the queue grows without bound, so no latency percentile is given.`)
+    : `<b class="bad" id="sim_stable">UNSTABLE</b> ${fmtRate(r.offered_rps)} requests/s offered, more than the ${fmtRate(r.capacity_rps)} this deployment sustains: the queue grows without bound, so these percentiles are those of the requests simulated and grow with their number.`)
     + ` <span class="muted">${esc(r.workload)}; ${esc(dep)}; engine ${esc(r.engine)}</span>`;
   const rows = [["time to first token", "ttft"], ["time per output token", "tpot"], ["end to end", "e2e"]];
   $("sim_table").innerHTML = "<tr><th></th><th>p50</th><th>p90</th><th>p99</th><th>mean</th></tr>" +
