@@ -38,6 +38,7 @@ def test_flags_become_the_library_settings() -> None:
             "prefill-first",
             "--scheduler-steps",
             "4",
+            "--reserve-output",
         ],
     )
     kw = serving_flags.engine_args(a)
@@ -49,6 +50,7 @@ def test_flags_become_the_library_settings() -> None:
         "prefill-first",
     )
     assert kw["scheduler_steps"] == 4 and kw["prefix_caching"] is None
+    assert kw["reserve_output"] is True
 
 
 def test_unknown_engine_and_bad_settings_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

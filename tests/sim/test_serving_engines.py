@@ -6,6 +6,7 @@ answer is known without the simulator."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from llm_roofline._core.errors import InputError
@@ -82,6 +83,9 @@ def test_tensorrt_llm_defaults() -> None:
         "free",
     )
     assert (e.chunked_prefill, e.prefix_caching, e.policy) == (False, True, "decode-first")
+    # SchedulerConfig.capacity_scheduler_policy = GUARANTEED_NO_EVICT: the output reserved
+    assert e.reserve_output is True
+    assert not any(serving_engine(n, H100).reserve_output for n in ("vllm", "sglang", "lmdeploy"))
 
 
 def test_lmdeploy_defaults() -> None:
@@ -249,3 +253,21 @@ def test_summary_shows_the_settings_used() -> None:
         8192,
         "vllm",
     )
+
+
+def test_reserving_the_output_never_preempts() -> None:
+    """Llama 3.1 70B in bf16 on two H100s holds 24,576 KV tokens under vLLM's share
+    (tests/sim/test_simulate.py works it out): 16 clients of 1,024 + 3,072 tokens would need
+    65,536, so admitting on the prompt alone preempts; reserving each request's whole output
+    (TensorRT-LLM's GUARANTEED_NO_EVICT) admits at most 24,576 // 4,096 = 6 at once and
+    never preempts, every request still ending with all its tokens."""
+    dep = deployment("llama-3.1-70b", "h100-sxm", 2, tp=2, engine="ideal")
+    w = make_workload(requests=32, concurrency=16, input_len=1024, output_len=3072)
+    kw = {"with_capacity": False, "timeline_points": 0}
+    loose = simulate(dep, w, **kw)  # type: ignore[arg-type]
+    strict = simulate(dep, w, reserve_output=True, **kw)  # type: ignore[arg-type]
+    assert loose.stats["kv_tokens_per_instance"] == strict.stats["kv_tokens_per_instance"]
+    assert strict.stats["kv_tokens_per_instance"] == 24_576
+    assert loose.stats["preemptions"] > 0 and strict.stats["preemptions"] == 0
+    assert strict.summary["output_tokens_per_s"] > 0
+    assert np.all(np.isfinite(strict.e2e_s)) and len(strict.e2e_s) == 32

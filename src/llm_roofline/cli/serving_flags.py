@@ -92,6 +92,13 @@ def _cost_and_schedule_flags(s: argparse._ArgumentGroup) -> None:
         help="reuse cached prompt prefixes (default: the engine's; LMDeploy: off)",
     )
     s.add_argument(
+        "--reserve-output",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="admit a request only when its whole output's KV is sure to fit, never "
+        "preempting (default: the engine's; TensorRT-LLM's GUARANTEED_NO_EVICT: on)",
+    )
+    s.add_argument(
         "--prefix-hit-rate",
         type=float,
         metavar="FRACTION",
@@ -116,6 +123,7 @@ def engine_args(args: argparse.Namespace) -> dict[str, Any]:
         "scheduler_steps": args.scheduler_steps,
         "prefix_caching": args.prefix_caching,
         "prefix_hit_rate": args.prefix_hit_rate,
+        "reserve_output": args.reserve_output,
     }
 
 
@@ -134,5 +142,6 @@ def engine_line(e: dict[str, Any]) -> str:
         f"{e['step_overhead_s'] * 1e3:g} ms a step, {e['policy']}, chunked prefill "
         f"{'on' if e['chunked_prefill'] else 'off'}, "
         f"{e['scheduler_steps']} scheduler step{'s' if e['scheduler_steps'] > 1 else ''}, "
-        f"prefix caching {'on' if e['prefix_caching'] else 'off'}{hits})"
+        f"prefix caching {'on' if e['prefix_caching'] else 'off'}{hits}"
+        f"{', output KV reserved at admission' if e.get('reserve_output') else ''})"
     )

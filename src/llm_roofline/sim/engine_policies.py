@@ -17,6 +17,10 @@ scheduling and prefix caching at a hit rate, read from the pool (`EnginePool`).
   scheduler runs every n steps; in between, steps decode the running sequences only (no
   admissions, no prompt chunks), and the per-step CPU cost is paid once per n steps
   (`engine_pool` divides it).
+- reserving the output (`reserve_output`, TensorRT-LLM's default GUARANTEED_NO_EVICT
+  capacity scheduler): a waiting request is admitted only when the KV its admitted requests
+  will hold at their last tokens, and its own prompt and output, fit the memory, so that no
+  request is ever preempted.
 - prefix caching at hit rate h: a prompt of p tokens finds ⌊h·p⌋ of them (at most p - 1: the
   last token is always computed) in the cache; they take KV memory but no step time of their
   own (the computed tokens still attend to them: `Instance.admit_prompt`'s `cached`).
@@ -27,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from llm_roofline.sim.entities import DECODE, Instance, Pool
+from llm_roofline.sim.entities import DECODE, DONE, Instance, Pool, Requests
 from llm_roofline.sim.policy import Batch, ContinuousBatching, register_policy
 from llm_roofline.sim.serving_engines import ServingEngine
 from llm_roofline.sim.step_predictor import StepTable
@@ -43,6 +47,7 @@ class EnginePool(Pool):
     chunked_prefill: bool = True
     scheduler_steps: int = 1
     prefix_hit_rate: float = 0.0
+    reserve_output: bool = False
 
 
 # size: a pool's fields as `Pool` takes them, with the engine that sets the rest
@@ -70,12 +75,19 @@ def engine_pool(
         chunked_prefill=engine.chunked_prefill,
         scheduler_steps=engine.scheduler_steps,
         prefix_hit_rate=engine.hit_rate,
+        reserve_output=engine.reserve_output,
     )
 
 
 class _EngineSchedule(ContinuousBatching):
     """What both engine policies share: multi-step scheduling, and admitting waiting prompts
-    with chunking on or off and prefix-cache hits (module docstring)."""
+    with chunking on or off, prefix-cache hits and the output reserved (module docstring)."""
+
+    def __init__(self, reqs: Requests) -> None:
+        super().__init__(reqs)
+        # by instance: its admitted requests' (request, epoch, KV at their last token), for
+        # reserve_output; pruned of those that left when it is read (`_promised`)
+        self.promised: dict[int, list[tuple[int, int, int]]] = {}
 
     def schedule(self, ins: Instance) -> Batch:
         pool = ins.pool
@@ -103,15 +115,19 @@ class _EngineSchedule(ContinuousBatching):
         kv_cap = pool.kv_cap
         taken = self._continue_prompts(ins, kv_cap, left, done) if ins.prefilling else 0
         left -= taken
-        chunked, hit = True, 0.0
+        chunked, hit, reserve = True, 0.0, False
         if isinstance(pool, EnginePool):
-            chunked, hit = pool.chunked_prefill, pool.prefix_hit_rate
+            chunked, hit, reserve = pool.chunked_prefill, pool.prefix_hit_rate, pool.reserve_output
         reqs = self.reqs
         waiting, ready, prompt, rem = ins.waiting, reqs.ready, reqs.prompt, reqs.rem
+        held = self._promised(ins) if reserve and waiting else 0
         while waiting and left > 0 and ins.running < pool.max_seqs:
             r = waiting[0]
             p = prompt[r]
             if ready[r] or ins.kv + ins.reserved + n_d + p > kv_cap:
+                break
+            final = p + reqs.out[r] - reqs.gen[r]  # its KV at its last token
+            if reserve and held + final > kv_cap:
                 break
             cached = min(int(hit * p), p - 1)
             need = p - cached
@@ -123,11 +139,25 @@ class _EngineSchedule(ContinuousBatching):
                 rem[r] -= cached
                 ins.reserved -= cached
                 ins.kv += cached
+            if reserve:
+                held += final
+                self.promised.setdefault(ins.index, []).append((r, reqs.epoch[r], final))
             left -= c
             taken += c
             if rem[r] == 0:
                 done.append(r)
         return taken
+
+    def _promised(self, ins: Instance) -> int:
+        """The KV tokens `ins`'s admitted requests will hold at their last tokens."""
+        epoch, state = self.reqs.epoch, self.reqs.state
+        live = [
+            (r, e, f)
+            for r, e, f in self.promised.get(ins.index, [])
+            if e == epoch[r] and state[r] != DONE
+        ]
+        self.promised[ins.index] = live
+        return sum(f for _, _, f in live)
 
 
 @register_policy

@@ -41,7 +41,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from llm_roofline._core.errors import InputError
 
@@ -115,6 +115,9 @@ SOURCES: dict[str, dict[str, str]] = {
         "chunked_prefill": f"{_TRT} tensorrt_llm/llmapi/llm_args.py enable_chunked_prefill = False",
         "scheduler_steps": "TensorRT-LLM schedules every step (1)",
         "prefix_caching": f"{_TRT} KvCacheConfig.enable_block_reuse = True",
+        "reserve_output": f"{_TRT} tensorrt_llm/llmapi/llm_args.py SchedulerConfig."
+        "capacity_scheduler_policy = GUARANTEED_NO_EVICT (a request's whole output KV "
+        "reserved at admission)",
     },
     "lmdeploy": {
         "max_seqs": f"{_LMD} lmdeploy/utils.py get_max_batch_size: 1024 on H100, H800, H200 "
@@ -151,6 +154,7 @@ class ServingEngine:
     scheduler_steps: int
     prefix_caching: bool
     prefix_hit_rate: float = 0.0
+    reserve_output: bool = False  # admit only when the whole output's KV is sure to fit
 
     @property
     def hit_rate(self) -> float:
@@ -175,7 +179,12 @@ def fixed_costs(name: str) -> tuple[float, float, str]:
     )
 
 
-def _costs(name: str) -> dict[str, float]:
+class _Costs(TypedDict):
+    request_overhead_s: float
+    step_overhead_s: float
+
+
+def _costs(name: str) -> _Costs:
     req, step, _ = fixed_costs(name)
     return {"request_overhead_s": req, "step_overhead_s": step}
 
@@ -251,6 +260,7 @@ def _trtllm(mem: float, chip_id: str, tp: int, pp: int) -> ServingEngine:
         chunked_prefill=False,
         scheduler_steps=1,
         prefix_caching=True,
+        reserve_output=True,
         **_costs("tensorrt-llm"),
     )
 
@@ -320,7 +330,7 @@ def _checked(name: str, value: Any) -> Any:
     elif name in ("request_overhead_s", "step_overhead_s"):
         ok = _number(value) and 0 <= value < 3600
         what = "a time in seconds, 0 or more"
-    elif name in ("chunked_prefill", "prefix_caching", "profile_activations"):
+    elif name in ("chunked_prefill", "prefix_caching", "profile_activations", "reserve_output"):
         ok = isinstance(value, bool)
         what = "true or false"
     else:  # policy

@@ -136,6 +136,7 @@ def _engine(req: SimulateRequest, dep: Deployment) -> ServingEngine:
         scheduler_steps=req.scheduler_steps,
         prefix_caching=req.prefix_caching,
         prefix_hit_rate=req.prefix_hit_rate,
+        reserve_output=req.reserve_output,
     )
 
 

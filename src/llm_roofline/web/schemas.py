@@ -140,6 +140,7 @@ class SimulateRequest(SystemQuery):
     chunked_prefill: bool | None = None
     scheduler_steps: StrictInt | None = Field(None, ge=1, le=64, description="multi-step")
     prefix_caching: bool | None = None
+    reserve_output: bool | None = None
     prefix_hit_rate: float | None = Field(
         None, ge=0, lt=1, allow_inf_nan=False, description="share of a prompt cached"
     )
