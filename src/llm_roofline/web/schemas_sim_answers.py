@@ -24,6 +24,7 @@ class ServingEngineFields(Answer):
     scheduler_steps: int
     prefix_caching: bool
     prefix_hit_rate: float
+    reserve_output: bool
 
 
 class SimSummary(Answer):
