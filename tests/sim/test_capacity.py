@@ -55,8 +55,12 @@ def test_stationary_runs_are_stable_and_the_capacity_lies_above_them(ideal8b):
             assert cap < rate
     # the saturating closed loop's 78.8 was below what the open loop sustains
     assert cap is not None and cap > 90.0
+    w0 = make_workload(requests=200, rate=1.0, input_len=I, output_len=O, seed=0)
+    closed = capacity_rps(ideal8b, w0, closed_loop=True, **SERVER)
+    assert closed < 85.0 < cap
 
 
+@pytest.mark.slow
 def test_capacity_is_the_same_measure_as_stable(ideal8b):
     """`stable` is offered ≤ capacity: a run just below the capacity is stable, one a tenth
     above it is not (and the stationarity test sees its waits drift)."""
