@@ -96,10 +96,13 @@ def test_whole_prompt_is_one_step_of_the_predictors_time(table, whole_prompts):
 
 def test_vllm_chunks_the_same_prompt_in_two(table):
     """The vLLM policy splits the same prompt into a chunk of the budget and the rest (512 +
-    288 tokens, prefill passes alone), then decodes exactly as the whole-prompt policy."""
+    288 tokens, prefill passes alone; the second attends to the first's 512 tokens), then
+    decodes exactly as the whole-prompt policy."""
     res = _alone(table, "vllm")
     assert res.steps == 2 + (O - 1)
-    two = table.prefill_time(BUDGET) + table.prefill_time(P - BUDGET)
+    rest = P - BUDGET
+    two = table.prefill_time(BUDGET) + table.prefill_time(rest, [(rest, BUDGET)])
+    assert two > table.prefill_time(BUDGET) + table.prefill_time(rest)
     assert res.ttft[0] == pytest.approx(two, rel=1e-12)
     assert res.tpot[0] == pytest.approx(_decode_time(table) / (O - 1), rel=1e-12)
 

@@ -434,13 +434,13 @@ def test_disaggregated_littles_law_and_prefill_bound_capacity(dep8b):
     """Little's law holds with requests in transit counted; and with one prefill instance for
     four decode instances, long prompts and short answers, the prefill pool bounds the rate:
     each of its steps carries the 8,192-token budget, four 2,048-token prompts, so it serves
-    4 / t(prefill pass of 8,192 tokens) requests per second (the engine's time; the step table
-    times a step's prompt tokens as one prompt, steptable.py)."""
+    4 / t(prefill pass of four 2,048-token prompts) requests per second (the engine's time;
+    the step table times a step's prompts apart, each attending to itself, step_predictor.py)."""
     pf, dec = disagg_pools(dep8b, 1, 4)
     w = make_workload(requests=3000, rate=5.0, input_len=2048, output_len=32, seed=2)
     res = simulate(dec, w, prefill_pool=pf, rate=5.0)
     assert res.stats["little_l"] == pytest.approx(res.stats["little_lambda_w"], rel=0.03)
-    t_pass = float(np.asarray(dep8b.time(dep8b.prefill(1, 8192), is_prefill=True)[0]).flat[0])
+    t_pass = float(np.asarray(dep8b.time(dep8b.prefill(4, 2048), is_prefill=True)[0]).flat[0])
     assert res.summary["capacity_rps"] == pytest.approx(4 / t_pass, rel=0.1)
 
 

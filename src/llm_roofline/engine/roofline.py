@@ -8,8 +8,8 @@ and cached (`pass_terms.Plan`).
 
 Where the rest is (docs/design.md has the equations and every choice they leave open):
 
-    steptime.py         StepTime; the overlap modes (full, per-op, none) and `combine`
-    schedule.py         a pass's load over the split; one or two micro-batches
+    step_time.py        StepTime; the overlap modes (full, per-op, none) and `combine`
+    microbatch.py       a pass's load over the split; one or two micro-batches
     pass_terms.py       the terms of one pass: matmuls, attention, weights, KV, communication
     weights_read.py     the weights a pass reads: dense weights, MoE experts touched
     kv_cache.py         KV elements a sequence reads and holds
@@ -297,6 +297,10 @@ def mixed_step(
     prefill_len: ArrayLike,
     whole_prefill: bool = False,
     context_mean: Callable[[FloatArray], FloatArray] | None = None,
+    prefill_cached: ArrayLike = 0.0,
+    whole_decode: bool = False,
+    prefill_busiest: ArrayLike | None = None,
+    decode_busiest: ArrayLike | None = None,
     **options: Unpack[PassOptions],
 ) -> StepTime:
     """One pass that decodes a token for each of `decode_batch` sequences and prefills
@@ -312,40 +316,73 @@ def mixed_step(
     to each pass's mean over its own contexts (e.g. `spans.Spans.mean`); `decode_batch`,
     `prefill_seqs` and `prefill_len` then hold one value per pass (or one for all), and the
     StepTime one element per pass. Without it the pass is one, scalar, over all the contexts.
+
+    `prefill_cached`: each prompt's tokens already prefilled (`prefill`'s `cached_len`).
+    `whole_decode`: pp micro-batches of ceil(decode_batch / pp) decode sequences (as
+    `decode_step`), ceil of that over dp in the busiest group (or `decode_busiest`, given);
+    decode_batch may be 0. `prefill_busiest`: the prompts the busiest group holds (a prompt
+    runs on one). Prompts spread evenly over the micro-batches (pp sub-chunks).
     """
     plan_of = _planner("mixed_step", model, hardware, chips, options)
     S = positive_array(decode_contexts, "decode_contexts")
-    B, P, T = _mixed_sizes(decode_batch, prefill_seqs, prefill_len, many=context_mean is not None)
-    context_mean = context_mean or _mean_of_all
+    B, P, T = _mixed_sizes(decode_batch, prefill_seqs, prefill_len, context_mean, whole_decode)
+    S0 = nonneg_array(prefill_cached, "prefill_cached")
+    given = (_maybe(decode_busiest, "decode_busiest"), _maybe(prefill_busiest, "prefill_busiest"))
+    context_mean = context_mean or (lambda v: np.asarray(np.mean(v)))  # one pass, all of them
     plan = plan_of()
-    attn, kv = per_sequence(ARRAY, plan, S)
-    means = (
-        context_mean(np.broadcast_to(attn, S.shape)),
-        context_mean(np.broadcast_to(kv, S.shape)),
-    )
+    a, k = (np.broadcast_to(v, S.shape) for v in per_sequence(ARRAY, plan, S))
+    means = (context_mean(a), context_mean(k))
     pp = plan.par.pp
+    nd = np.ceil(B / pp) if whole_decode else B / pp
     return run_pass(
         ARRAY,
         plan,
-        decode_seqs=B / pp,
+        decode_seqs=nd,
         prefill_seqs=P / pp,
         prefill_len=T,
+        cached_len=S0,
         whole_sequences=False,
         whole_prefill=whole_prefill,
         in_flight=B,
         tokens_per_pass=1.0,
         per_seq=means,
+        groups=_busiest_group(plan, nd, P, given, whole_decode, whole_prefill),
     )
 
 
+def _maybe(v: ArrayLike | None, name: str) -> Num | None:
+    return None if v is None else nonneg_array(v, name)
+
+
+def _busiest_group(
+    plan: Plan, nd: Num, P: Num, given: tuple[Num | None, ...], whole: bool, whole_prefill: bool
+) -> tuple[Num, Num] | None:
+    """The busiest dp group's decode sequences and prompts per micro-batch (or None)."""
+    d, p = given
+    if not whole and d is None and p is None:
+        return None
+    dp, pp = plan.dp, plan.par.pp
+    if d is None:
+        d = np.ceil(nd / dp) if whole else nd / dp
+    if p is None:  # an even share, or (whole_prefill) one whole prompt at least
+        p = np.where(P > 0, np.maximum(P / dp, 1.0), 0.0) if whole_prefill else P / dp
+    return d, p / pp
+
+
 def _mixed_sizes(
-    decode_batch: ArrayLike, prefill_seqs: ArrayLike, prefill_len: ArrayLike, *, many: bool
+    decode_batch: ArrayLike,
+    prefill_seqs: ArrayLike,
+    prefill_len: ArrayLike,
+    many: object,
+    zero: bool,
 ) -> tuple[Num, Num, Num]:
     """A mixed pass's decode batch, prompts and prompt length, checked: one number each for
-    one pass, or arrays of one value per pass (`many`)."""
-    if many:
+    one pass, or arrays of one value per pass (`many` not None); the decode batch may be 0
+    (`zero`)."""
+    size = nonneg_array if zero else positive_array
+    if many is not None:
         return (
-            positive_array(decode_batch, "decode_batch"),
+            size(decode_batch, "decode_batch"),
             nonneg_array(prefill_seqs, "prefill_seqs"),
             positive_array(prefill_len, "prefill_len"),
         )
@@ -355,11 +392,7 @@ def _mixed_sizes(
             field="decode_batch",
         )
     return (
-        float(positive_array(decode_batch, "decode_batch")),
+        float(size(decode_batch, "decode_batch")),
         float(nonneg_array(prefill_seqs, "prefill_seqs")),
         float(positive_array(prefill_len, "prefill_len")),
     )
-
-
-def _mean_of_all(values: FloatArray) -> FloatArray:
-    return np.asarray(np.mean(values))

@@ -41,6 +41,7 @@ class Requests:
         "first",
         "gen",
         "inp",
+        "lag",
         "n",
         "out",
         "prompt",
@@ -63,6 +64,9 @@ class Requests:
         self.ready = [False] * n  # its KV arrived from a prefill instance: decodes at admission
         self.arrival = [math.nan] * n
         self.first = [math.nan] * n  # its first token's time
+        # how long after its steps end its tokens leave the pipeline's last stage: its
+        # prompt's last chunk's drain (`StepTable.drain`), 0 without pipeline stages
+        self.lag = [0.0] * n
         self.finish = [math.nan] * n  # its last token's time
 
 
@@ -93,6 +97,7 @@ class Instance:
 
     __slots__ = (
         "admitted",
+        "chunks",
         "finish",
         "index",
         "k",
@@ -131,22 +136,35 @@ class Instance:
         self.reserved = 0  # KV the admitted prompts still need (their chunks to come)
         self.occupancy = 0.0  # ∫ (waiting + running) dt over its steps
         self.preempted = 0  # preemptions so far
+        # this step's prompt chunks, (tokens, the prompt's tokens before them), as the
+        # admissions and `take_chunk` make them; the event loop times them and empties it
+        self.chunks: list[tuple[int, int]] = []
 
     def load(self) -> int:
         """Requests on it: running and waiting."""
         return self.running + len(self.waiting)
 
-    def admit_prompt(self, r: int, chunk: int) -> None:
-        """Request r, first in the queue, starts its prompt with `chunk` tokens this step;
-        the rest of its prompt is reserved."""
+    def admit_prompt(self, r: int, chunk: int, cached: int = 0) -> None:
+        """Request r, first in the queue, starts its prompt with `chunk` tokens this step,
+        after `cached` tokens found in a prefix cache (held, not computed); the rest of its
+        prompt is reserved."""
         reqs = self.reqs
         self.waiting.popleft()
         reqs.state[r] = PREFILL
-        reqs.rem[r] = rest = reqs.prompt[r] - chunk
+        reqs.rem[r] = rest = reqs.prompt[r] - cached - chunk
         self.reserved += rest
         self.prefilling.append(r)
         self.admitted.append((r, reqs.epoch[r]))
         self.running += 1
+        self.kv += cached + chunk
+        self.chunks.append((chunk, cached))
+
+    def take_chunk(self, r: int, chunk: int) -> None:
+        """Request r, part-way through its prompt, prefills `chunk` more tokens this step."""
+        rem = self.reqs.rem
+        self.chunks.append((chunk, self.reqs.prompt[r] - rem[r]))
+        rem[r] -= chunk
+        self.reserved -= chunk
         self.kv += chunk
 
     def admit_ready(self, r: int) -> None:

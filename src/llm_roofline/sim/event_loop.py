@@ -108,11 +108,10 @@ class EventLoop:
             if n_d == 0 and n_p == 0:  # nothing fits (cannot happen: every request fits alone)
                 raise RuntimeError("simulator stalled: no request fits the KV memory")
             table = ins.pool.table
-            if n_d:
-                ctx = (ins.sum_prompt - ins.sum_base + n_d * ins.k) / n_d
-                tau = table.step_time(n_d, ctx, n_p)
-            else:
-                tau = table.prefill_time(n_p)
+            ctx = (ins.sum_prompt - ins.sum_base + n_d * ins.k) / n_d if n_d else 1.0
+            tau = table.time(n_d, ctx, n_p, ins.chunks)
+            if ins.chunks:
+                ins.chunks = []
             tau += ins.pool.step_overhead_s  # the engine's CPU cost a step (0 by default)
             ins.occupancy += (ins.running + len(ins.waiting)) * tau
             ins.t = t = ins.t + tau
@@ -126,8 +125,10 @@ class EventLoop:
                 _, r, e = heapq.heappop(fin)
                 if e == epoch[r] and state[r] == DECODE:
                     self._leave(ins, r, t)
-            for r in completing:  # then prompts that completed
-                self._first_token(ins, r, t)
+            if completing:  # then prompts that completed, out of the pipeline's last stage
+                lag = table.drain * (tau - ins.pool.step_overhead_s)
+                for r in completing:
+                    self._first_token(ins, r, t, lag)
             if ins is watched:
                 tl.t.append(t)
                 tl.q.append(len(ins.waiting))
@@ -164,12 +165,15 @@ class EventLoop:
             ins.occupancy += ins.t - t_a
         ins.waiting.append(r)
 
-    def _first_token(self, ins: Instance, r: int, t: float) -> None:
-        """Request r's prompt completed at t: its first token (again, after a preemption: the
-        first one's time stays); it leaves, is handed to the decode pool, or decodes here."""
+    def _first_token(self, ins: Instance, r: int, t: float, lag: float) -> None:
+        """Request r's prompt completed in the step that ended at t, its first token `lag`
+        later (the pipeline's drain; again, after a preemption: the first one's time stays);
+        it leaves, is handed to the decode pool, or decodes here, each of its tokens `lag`
+        after its step (it decodes in the micro-batch its first token left)."""
         reqs = self.reqs
+        reqs.lag[r] = lag
         if math.isnan(reqs.first[r]):
-            reqs.first[r] = t
+            reqs.first[r] = t + lag
         g = reqs.gen[r] + 1
         if g >= reqs.out[r]:  # its last token was the prompt's
             self._leave(ins, r, t)
@@ -183,7 +187,7 @@ class EventLoop:
         ins.release(r)  # to the decode pool, over the link
         reqs.state[r] = WAITING
         reqs.ready[r] = True
-        start = max(t, ins.link_free)
+        start = max(t + lag, ins.link_free)
         ins.link_free = start + transfer(reqs.prompt[r])
         self.moving += ins.link_free - t
         heapq.heappush(self.handed, (ins.link_free, r))
@@ -191,6 +195,7 @@ class EventLoop:
     def _leave(self, ins: Instance, r: int, t: float) -> None:
         """Request r finished at t: off its instance; a closed loop's client sends its next."""
         ins.release(r)
+        t += self.reqs.lag[r]
         self.reqs.state[r] = DONE
         self.reqs.finish[r] = t
         self.done += 1

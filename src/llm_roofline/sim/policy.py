@@ -137,9 +137,7 @@ class ContinuousBatching(SchedulingPolicy):
             c = min(rem[r], left, kv_cap - ins.kv - n_d)
             if c <= 0:
                 break
-            rem[r] -= c
-            ins.reserved -= c
-            ins.kv += c
+            ins.take_chunk(r, c)
             left -= c
             taken += c
             if rem[r] == 0:
