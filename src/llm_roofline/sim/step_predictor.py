@@ -195,6 +195,8 @@ class StepTable:
         self._ex: list[list[float]] = x.reshape(shape).tolist()
         self._ey: list[list[float]] = y[:-1].reshape(shape).tolist()
         self._ex0 = [row[0] for row in self._ex]  # fresh prompts: no cached KV to read
+        # and by each whole number of tokens (the commonest chunk: a prompt from its start)
+        self._x0: list[float] = np.interp(np.arange(max_tokens + 1), self.ec, self._ex0).tolist()
 
     def chunk_extra(self, tokens: float, cached: float) -> tuple[float, float]:
         """A chunk's attention time and its cached-KV read time, as the step adds them."""
@@ -242,17 +244,33 @@ class StepTable:
         k, wk = locate(self.tok, tokens) if tokens > 0 else (0, 0.0)
         if not chunks or (len(chunks) == 1 and not chunks[0][1]):  # decodes, a fresh chunk
             fresh = self._fresh
-            if len(fresh) == 1:
-                return interp_one(self._fresh_lo[0], fresh[0], i, wi, j, wj, k, wk)
-            lo = self._fresh_lo
-            return min(interp_one(lo[n], fresh[n], i, wi, j, wj, k, wk) for n in range(len(fresh)))
+            if len(fresh) > 1:
+                lo = self._fresh_lo
+                return min(
+                    interp_one(lo[n], fresh[n], i, wi, j, wj, k, wk) for n in range(len(fresh))
+                )
+            # one schedule: interp_one written out (most steps of a run come here)
+            total = 0.0
+            rows = ((self._fresh_lo[0][i], 1.0 - wi), (fresh[0][i + 1], wi)) if wi else None
+            for plane, fi in rows or ((fresh[0][i], 1.0),):
+                for dj, fj in ((0, 1.0 - wj), (1, wj)):
+                    if fj == 0.0:
+                        continue
+                    line = plane[j + dj]
+                    v = line[k] if wk == 0.0 else line[k] + wk * (line[k + 1] - line[k])
+                    total += fi * fj * v
+            return total
         tabs = self._tabs
         x = y = 0.0
         top = 0.0
+        x0, n0 = self._x0, len(self._x0)
         for c, s in chunks:
-            a, b = self.chunk_extra(c, s)
-            x += a
-            y += b
+            if s or c >= n0:
+                a, b = self.chunk_extra(c, s)
+                x += a
+                y += b
+            else:
+                x += x0[c]
             if c > top:
                 top = c
         w = 0.0
