@@ -20,6 +20,7 @@ from llm_roofline.cli._common import (
     system_flags,
     time_cells,
 )
+from llm_roofline.cli.disagg_args import add_prefill_flags
 from llm_roofline.cli.serving_flags import engine_args, engine_flags, engine_line
 
 if TYPE_CHECKING:
@@ -70,12 +71,11 @@ def _traffic(description: str, max_context: int | None) -> str:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from llm_roofline.sim.simulate import disagg_pools, parse_disagg, simulate
+    from llm_roofline.cli.disagg_args import pools_from_args
+    from llm_roofline.sim.simulate import simulate
 
     dep = deployment_from_args(args)
-    pf = None
-    if args.disagg:
-        pf, dep = disagg_pools(dep, *parse_disagg(args.disagg))
+    pf, dep = pools_from_args(args, dep)
     work = _workload(args, dep.model.max_context)
     ms = units.ms
     res = simulate(
@@ -133,11 +133,11 @@ def _served_on(dep: Deployment, pf: Deployment | None) -> str:
             f"{dep.model_id} on {dep.chips} × {dep.chip.id} ({dep.split_text()}), "
             f"engine {dep.engine}"
         )
+    from llm_roofline.cli.disagg_args import pools_text
+
     return (
         f"{dep.model_id} on {pf.chips + dep.chips} × {dep.chip.id}, disaggregated: "
-        f"{pf.replicas} prefill and {dep.replicas} decode instances of "
-        f"{dep.instance_chips} chip{'s' if dep.instance_chips > 1 else ''} "
-        f"(tp {dep.tp} · pp {dep.pp}), engine {dep.engine}"
+        f"{pools_text(dep, pf)}, engine {dep.engine}"
     )
 
 
@@ -219,7 +219,9 @@ def add_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     traffic = p.add_argument_group("traffic")
     _load_flags(traffic)
     _length_flags(traffic)
-    _server_flags(p.add_argument_group("server"))
+    server = p.add_argument_group("server")
+    _server_flags(server)
+    add_prefill_flags(server)
     json_flag(p)
     p.add_argument(
         "--out",

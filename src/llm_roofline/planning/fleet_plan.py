@@ -16,19 +16,21 @@ deployment's engine) meet both targets at that rate.
    grid, so that it stays a bound), and its prompt rate, one over a prompt's share of a full
    step of prompts (a step may overlap the two; it beats neither). R over that rate is a lower
    bound on its replicas, hence on the fleet's cost.
-2. **Simulation, cheapest bound first.** A fleet meets the targets when it meets them on each
-   of `SEEDS` draws of the traffic (seeds `seed`, `seed` + 1, ...; the worst of them is what
-   is reported): percentiles of a few thousand requests vary from draw to draw, most with
-   long-tailed lengths (sharegpt-like), and one lucky draw must not decide. Instances are
-   visited in order of their cost bound, and the search stops when the next bound is no
-   cheaper than the best plan found. For one instance shape, the fewest replicas whose
-   simulations of `requests` requests at the rate meet both targets: starting from the fewest
-   that the instance's simulated capacity keeps stable, growing by a quarter until the targets
-   are met, then bisecting back. (The targets
-   are taken to be met at any count above one that meets them.) Disaggregated: the two best
-   prefill shapes and the two best decode shapes by their bounds, paired; prefill instances
-   are added while TTFT misses, decode instances while TPOT misses, then each pool is trimmed
-   while both targets still hold.
+2. **Simulation, best first.** A fleet meets the targets when it meets them on each of
+   `SEEDS` draws of the traffic (seeds `seed`, `seed` + 1, ...; the worst of them is what is
+   reported, each draw's in `draws`): percentiles of a few thousand requests vary from draw
+   to draw, most with long-tailed lengths (sharegpt-like), and one lucky draw must not
+   decide; a fleet missing a target by over 25% on the screen (the first quarter of the
+   first draw's requests) is out before the draws. Each candidate is a ladder of fleets
+   (`fleet_ladders`), and the cheapest fleet pending on any ladder is simulated next; a
+   ladder whose next fleet is no cheaper than the best found is dropped. For one instance
+   shape, the fewest replicas meeting both targets: from the bound's, growing by a quarter
+   until the targets are met, then bisecting back. (The targets are taken to be met at any
+   count above one that meets them.) Disaggregated: the two best prefill shapes and the two
+   best decode shapes by their bounds, paired; prefill instances are added while TTFT
+   misses, decode instances while TPOT misses, then each pool is trimmed while both targets
+   still hold. A fleet whose percentiles meet must also keep up with the rate: its simulated
+   capacity at least `HEADROOM` times it.
 3. Every simulated fleet is a candidate; `candidates` is their frontier on cost per hour, TTFT
    p90 and TPOT p99 (no other candidate is as good on all three and better on one). Of two
    fleets of equal cost the first found is kept. `capacity_rps` of the best: the simulated

@@ -27,7 +27,10 @@ from llm_roofline.sim.workload import Workload
 
 __all__ = ["HEADROOM", "SCREEN_MISS", "Ladder", "Search", "meets"]
 
-CAPACITY_PER_CLIENT = 5  # requests per client in a capacity run (the verb's own uses 20)
+# the capacity plan measures is the saturating closed loop's rate (`capacity_rps(closed_loop=
+# True)`, one run of this many requests a client; the verb's own uses 20), at or below the
+# open-loop capacity `simulate` reports: a conservative check that a fleet keeps up
+CAPACITY_PER_CLIENT = 5
 HEADROOM = 1.05  # a fleet keeps up with the rate when its capacity is this many times it
 # a fleet whose screen (`Traffic.screen`) misses a target by more than this factor is out
 SCREEN_MISS = 1.25
@@ -272,6 +275,7 @@ class Search:
                 max_batched_tokens=self.budget,
                 per_client=CAPACITY_PER_CLIENT,
                 deadline=self.deadline,
+                closed_loop=True,
             )
         return self.capacity[key]
 
@@ -286,6 +290,7 @@ class Search:
                 max_batched_tokens=self.budget,
                 per_client=CAPACITY_PER_CLIENT,
                 deadline=self.deadline,
+                closed_loop=True,
             )
         return self.capacity[key]
 

@@ -151,16 +151,27 @@ class InstanceSplit(Answer):
     ep: int
 
 
+class PlanDraw(Answer):
+    """One seeded draw of the traffic simulated on a fleet: its percentiles."""
+
+    seed: int
+    requests: int
+    ttft_p90_s: float | None
+    tpot_p99_s: float | None
+
+
 class BestFleet(Answer):
-    """The cheapest fleet meeting both targets (the keys other programs read first; a
-    disaggregated fleet's pools after them)."""
+    """The cheapest fleet meeting both targets, or the runner-up (the keys other programs
+    read first; a disaggregated fleet's pools after them, its one-instance figures null),
+    with each seeded draw's percentiles (`draws`; the fleet's are their worst), where it
+    stands (utilisation, binding target, margins) and its `simulate` command."""
 
     hardware: str
     chips: int
-    replicas: int
-    tp: int
-    pp: int
-    ep: int
+    replicas: int | None
+    tp: int | None
+    pp: int | None
+    ep: int | None
     disaggregated: bool
     prefill_chips: int
     decode_chips: int
@@ -169,26 +180,32 @@ class BestFleet(Answer):
     ttft_p90_s: float | None
     tpot_p99_s: float | None
     capacity_rps: float | None
-    dp: int
-    instance_chips: int
+    draws: list[PlanDraw]
+    dp: int | None
+    instance_chips: int | None
     prefill_instances: int | None = None
     decode_instances: int | None = None
     prefill_split: InstanceSplit | None = None
     decode_split: InstanceSplit | None = None
+    utilisation: float | None = None
+    binding: str | None = None
+    margins: dict[str, float | None] | None = None
+    simulate_command: str | None = None
 
 
 class FleetRow(Answer):
     """A simulated fleet of the frontier: its cost, its worst simulated percentiles (TPOT null:
-    no request had a second token), whether it meets both targets, its capacity (null where
-    not measured) and, disaggregated, its pools."""
+    no request had a second token) and each draw's, whether it meets both targets, its
+    capacity (null where not measured) and, disaggregated, its pools (its one-instance
+    figures null)."""
 
     hardware: str
     chips: int
-    replicas: int
-    tp: int
-    pp: int
-    ep: int
-    dp: int
+    replicas: int | None
+    tp: int | None
+    pp: int | None
+    ep: int | None
+    dp: int | None
     disaggregated: bool
     prefill_chips: int
     decode_chips: int
@@ -198,7 +215,8 @@ class FleetRow(Answer):
     tpot_p99_s: float | None
     capacity_rps: float | None
     meets_slo: bool
-    instance_chips: int
+    instance_chips: int | None
+    draws: list[PlanDraw]
     prefill_instances: int | None = None
     decode_instances: int | None = None
     prefill_split: InstanceSplit | None = None
@@ -229,6 +247,7 @@ class PlanAnswer(Answer):
 
     request: PlanQuestion
     best: BestFleet | None
+    runner_up: BestFleet | None = None
     reason: str | None
     candidates: list[FleetRow]
     searched: PlanSearched

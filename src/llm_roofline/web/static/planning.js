@@ -278,6 +278,14 @@ function fleetText(b) {
   return `${b.replicas} × ${b.instance_chips} chip${b.instance_chips > 1 ? "s" : ""} (tp ${b.tp} · pp ${b.pp} · ep ${b.ep}${dp})`;
 }
 
+// a fleet of the answer against the targets: the share of its capacity the rate uses, the
+// margin to each target and the one that binds (plan's `standing`)
+function standing(b) {
+  const m = b.margins || {}, pct = (v) => (v === null || v === undefined ? "–" : `${LR.sig(v * 100)}%`);
+  const util = b.utilisation === null || b.utilisation === undefined ? "–" : pct(b.utilisation);
+  return `runs at ${util} of its capacity; margin TTFT p90 ${pct(m.ttft_p90)}, TPOT p99 ${pct(m.tpot_p99)}; binding: ${b.binding === "tpot_p99" ? "TPOT p99" : b.binding === "ttft_p90" ? "TTFT p90" : "–"}`;
+}
+
 function drawPlan(r, asked) {
   const out = $("plan_out");
   out.hidden = false;
@@ -298,6 +306,10 @@ function drawPlan(r, asked) {
       ["TTFT p90", fmtTime(b.ttft_p90_s), "ttft_p90_s"],
       ["TPOT p99", fmtTime(b.tpot_p99_s), "tpot_p99_s"],
       ["capacity", `${fmtRate(b.capacity_rps)} requests/s`, "capacity_rps"],
+      ["each draw (TTFT p90 / TPOT p99)", (b.draws || []).map((d) => `seed ${d.seed}: ${fmtTime(d.ttft_p90_s)} / ${fmtTime(d.tpot_p99_s)}`).join("; ") + " (the fleet's figures are the worst)", "draws"],
+      ["where it stands", standing(b), "margins"],
+      ["runner-up", r.runner_up ? `${fleetText(r.runner_up)}, ${fmtUsd(r.runner_up.usd_per_hour)} per hour; ${standing(r.runner_up)}` : "none simulated", "runner_up"],
+      ["simulate it", b.simulate_command || "–", "simulate_command"],
     ];
     $("plan_best").innerHTML = rows.map(([k, v, key]) => `<tr><th>${k}</th><td data-key="${key}">${esc(v)}</td></tr>`).join("");
   } else {
