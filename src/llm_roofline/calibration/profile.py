@@ -11,15 +11,18 @@ A `Profile` holds nine constants, each with a physical meaning and a plausible r
 - `kv_eff`: the same for the attention kernel's KV-cache reads;
 - `gqa_share`: the share of grouped-query attention's saving on KV reads the kernel gets (a
   kernel that reads each KV head once per query head reads g = `StepTime.kv_group` times more);
-- `comm_eff`, `prefill_comm_eff`: fraction of the ideal speed a decode step's collectives
-  reach (kilobyte messages), and a prefill's (megabytes and more);
+- `comm_eff`, `prefill_comm_eff`: fraction of the ideal speed a collective's latency part
+  reaches (`StepTime.t_comm_latency`: launches and synchronisation, what a decode step's
+  kilobyte messages are made of), and its bandwidth part (the bytes over the link: a
+  prefill's, or a mixed step's prompt chunk's, megabytes), in every pass alike;
 - `overhead_s`: a fixed time per pass (scheduler, sampling, host synchronisation);
 - `prefill_overhead_s`: a further fixed time for a request's first token (its prefill, or the
   mixed step carrying its prompt: request setup, a context phase outside CUDA graphs);
 - `layer_s`: a fixed time per layer and pass (kernel launches; `StepTime.layers`).
 
 A pass takes `combine(t_compute / eff, t_weights / bw_eff + t_kv · (1 + (g − 1)(1 −
-gqa_share)) / kv_eff) + t_comm / comm_eff + overhead_s + layers · layer_s` (+
+gqa_share)) / kv_eff) + t_comm_latency / comm_eff + (t_comm − t_comm_latency) /
+prefill_comm_eff + overhead_s + layers · layer_s` (+
 `prefill_overhead_s`), with the ideal engine's overlap of compute and memory and
 communication on the critical path with one micro-batch (the StepTime's `one_batch` terms),
 except in a prefill on an expert-parallel split (`comm_overlap` "expert", `pass_time`).
@@ -182,7 +185,8 @@ def _timed(s: StepTime, profile: Profile, prefill: bool, hidden: Any) -> FloatAr
         t_attn,
         s.t_weights / profile.bw_eff,
         s.t_kv * (1.0 + (s.kv_group - 1.0) * (1.0 - profile.gqa_share)) / profile.kv_eff,
-        s.t_comm / (profile.prefill_comm_eff if prefill else profile.comm_eff),
+        s.t_comm_latency / profile.comm_eff
+        + (s.t_comm - s.t_comm_latency) / profile.prefill_comm_eff,
         s.overlap,
         comm_hidden=hidden,
     )
