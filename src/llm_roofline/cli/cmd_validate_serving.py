@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from llm_roofline._core.errors import InputError
@@ -33,17 +34,30 @@ def add_serving_flags(v: argparse.ArgumentParser) -> None:
         help="with --serving: only the rows whose source address contains TEXT (the fixed "
         "costs are still fitted on the other sources)",
     )
+    v.add_argument(
+        "--save-costs",
+        metavar="FILE",
+        help="with --serving: write the fixed costs fitted on every source as "
+        "serving_costs.toml (src/llm_roofline/data/serving_costs.toml is what simulate reads)",
+    )
 
 
 def cmd_validate_serving(args: argparse.Namespace) -> int:
     from llm_roofline.validation.serving_fit import validate_serving
 
     if not args.serving:
-        raise InputError("--source goes with --serving", field="source")
+        raise InputError("--source and --save-costs go with --serving", field="source")
     if args.cv or args.out or args.engine != "ideal":
         raise InputError("--serving takes no --engine, --cv or --out", field="serving")
     with progress_bar("simulating the serving rows") as progress:
         rep = validate_serving(source=args.source, progress=progress)
+    if args.save_costs:
+        from llm_roofline.validation.serving import serving_knobs
+        from llm_roofline.validation.serving_fit import costs_toml
+
+        text = costs_toml(rep["fitted"], sorted(serving_knobs()[0]))
+        Path(args.save_costs).write_text(text, encoding="utf-8")
+        print(f"wrote the fitted fixed costs to {args.save_costs}", file=sys.stderr)
     if args.json:
         dump_json(rep)
         return 0

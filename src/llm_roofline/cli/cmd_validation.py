@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 def cmd_validate(args: argparse.Namespace) -> int:
     from llm_roofline.validation.validate import summarise, validate
 
-    if args.serving or args.source is not None:  # published serving runs, simulated
+    if args.serving or args.source or args.save_costs:  # published serving runs, simulated
         return cmd_validate_serving(args)
     results, failed = validate(args.engine)
     summary = summarise(results)

@@ -9,15 +9,19 @@ one source (one address) out at a time:
 * a row's figure is made time-like (a throughput by its inverse: fixed costs add time) and
   taken as linear in the costs around the shipped ones, with slopes from one more simulation
   per cost, raised by `STEPS` (`Linear`);
-* the costs minimise the sum of |ln(simulated / measured)| (least absolute errors: a few rows
-  off by a factor of ten, as TTFT past saturation is, do not pull the fit) over a grid (0 to
-  `TOP` per cost, refined once around the best point), each metric family of each source
-  weighing the same (its n rows 1/n each: a source's 80 throughputs do not outweigh its
-  8 TTFTs); all engines share one set of costs, except an engine measured by at least two
-  sources of the fit, which gets its own (`_groups`); never one per source;
+* each cost minimises the sum of |ln(simulated / measured)| (least absolute errors: a few
+  rows off by a factor of ten do not pull it) over the figures it shows in (`SHOWN_IN`: the
+  step cost over TPOT and throughput, then the request cost over TTFT and end-to-end
+  latency; fitted jointly on every figure, a step cost of 20 ms and a request cost of 5 ms
+  explain a TTFT gap as well as 1 ms and 30 ms, and the fit jumped between the two as
+  sources were held out), on a grid (0 to `TOP`, refined around the best point), each
+  metric family of each source weighing the same (its n rows 1/n each); all engines share
+  one set of costs, except an engine measured by at least two sources of the fit, which
+  gets its own (`_groups`); never one per source;
 * each source held out in turn is simulated with the costs fitted on the others (the real
   simulator, not the linear model) and scored: the held-out figures;
-* `fit_all` fits on every source: the values to write into the engines' profiles.
+* the costs fitted on every source (`fitted` in the report; `costs_toml` writes them as
+  data/serving_costs.toml) are the values to ship in the engines' profiles.
 """
 
 from __future__ import annotations
@@ -40,7 +44,16 @@ from llm_roofline.validation.serving import (
 )
 from llm_roofline.validation.serving_figures import grouped_stats, simulated_value
 
-__all__ = ["GRID", "STEPS", "TOP", "CostFit", "Linear", "fit_costs", "validate_serving"]
+__all__ = [
+    "GRID",
+    "STEPS",
+    "TOP",
+    "CostFit",
+    "Linear",
+    "costs_toml",
+    "fit_costs",
+    "validate_serving",
+]
 
 Progress = Callable[[int, int], None]
 FloatArray = NDArray[np.float64]
@@ -115,24 +128,32 @@ def _groups(lin: Linear, train: NDArray[np.bool_]) -> dict[str, NDArray[np.intp]
     return groups
 
 
-def _grid(low: FloatArray, high: FloatArray) -> FloatArray:
-    axes = np.meshgrid(*(np.linspace(a, b, GRID) for a, b in zip(low, high, strict=True)))
-    return np.stack([a.ravel() for a in axes], axis=1)
+# the figures each cost shows in, fitted in this order: a step's CPU cost adds to every
+# token's time (TPOT, and throughput through it), a request's to its first token and latency
+SHOWN_IN = {"step_overhead_s": ("tpot", "throughput"), "request_overhead_s": ("ttft", "e2e")}
 
 
-def _best(lin: Linear, rows: NDArray[np.intp], weights: FloatArray) -> Costs:
-    """The costs (on the grid, then on a finer grid around the best point) minimising the
-    weighted absolute errors of `rows`."""
-    top = np.asarray(TOP[: lin.slope.shape[1]], dtype=np.float64)
-    low, high = np.zeros_like(top), top
-    best = low
-    for _ in range(2):
-        theta = _grid(low, high)
-        loss = np.sum(weights[:, None] * np.abs(lin.errors(theta, rows)), axis=0)
-        best = theta[int(np.argmin(loss))]
-        step = (high - low) / (GRID - 1)
-        low, high = np.maximum(best - step, 0.0), np.minimum(best + step, top)
-    return tuple(float(x) for x in best)
+def _best(
+    lin: Linear, rows: NDArray[np.intp], weights: FloatArray, names: tuple[str, ...]
+) -> Costs:
+    """The costs minimising the weighted |errors| of `rows`, one at a time on the rows whose
+    figures show it (`SHOWN_IN`), the others held at their value so far (first the median
+    shipped value): on GRID points from 0 to TOP, then twice on a finer grid around the best."""
+    theta = np.median(lin.origin[rows], axis=0)
+    for name in sorted(names, key=lambda n: tuple(SHOWN_IN).index(n)):
+        k = names.index(name)
+        mine = np.isin(lin.family[rows], SHOWN_IN[name])
+        if not mine.any():
+            continue
+        low, high = 0.0, TOP[k]
+        for _ in range(3):
+            grid = np.repeat(theta[None, :], GRID, axis=0)
+            grid[:, k] = np.linspace(low, high, GRID)
+            err = np.abs(lin.errors(grid, rows[mine]))
+            theta = grid[int(np.argmin(np.sum(weights[mine, None] * err, axis=0)))]
+            step = (high - low) / (GRID - 1)
+            low, high = max(theta[k] - step, 0.0), min(theta[k] + step, TOP[k])
+    return tuple(float(x) for x in theta)
 
 
 def fit_costs(lin: Linear, train: NDArray[np.bool_], names: tuple[str, ...]) -> CostFit:
@@ -144,7 +165,7 @@ def fit_costs(lin: Linear, train: NDArray[np.bool_], names: tuple[str, ...]) -> 
             groups[g] = tuple(float(x) for x in lin.origin[0]) if lin.origin.size else ()
             continue
         keys = zip(lin.source[rows].tolist(), lin.family[rows].tolist(), strict=True)
-        groups[g] = _best(lin, rows, np.array([1.0 / cells[k] for k in keys]))
+        groups[g] = _best(lin, rows, np.array([1.0 / cells[k] for k in keys]), names)
     return CostFit(names, groups, len({s for s, _ in cells}), int(np.sum(train)))
 
 
@@ -287,3 +308,32 @@ def _row_figures(
         for r, v in zip(rows, values, strict=True)
         if id(r) in mine
     ]
+
+
+def costs_toml(fitted: dict[str, Any], engines: Sequence[str]) -> str:
+    """data/serving_costs.toml's text for `engines` from a report's `fitted` (`validate_serving`):
+    each engine's costs (its own, or those shared by engines of fewer than two sources) with
+    their provenance."""
+    costs = fitted["costs"]
+    head = [
+        "# Each serving engine's fixed costs outside the GPU's steps (sim/serving_engines.py):",
+        "#   request_overhead_s: per request, before its prompt reaches the engine;",
+        "#   step_overhead_s: per engine step (the CPU scheduler, input preparation, sampling).",
+        "# Written by `llm-roofline validate --serving --save-costs` (validation/serving_fit.py):",
+        "# least absolute ln(simulated / measured) over every source, never per source.",
+        "",
+    ]
+    out = head
+    for e in engines:
+        own = e in costs
+        c = costs[e] if own else costs[SHARED]
+        whose = "this engine's own" if own else "shared by the engines of fewer than two sources"
+        out += [
+            f"[{e}]",
+            f"request_overhead_s = {c['request_overhead_s']:.5f}",
+            f"step_overhead_s = {c['step_overhead_s']:.6f}",
+            f'source = "fitted ({whose}) by validate --serving to {fitted["rows"]} rows from '
+            f'{fitted["sources"]} sources of tests/data/serving_measurements.csv"',
+            "",
+        ]
+    return "\n".join(out)
