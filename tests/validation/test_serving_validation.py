@@ -285,7 +285,36 @@ def test_the_cli_refuses_what_serving_does_not_take() -> None:
     assert r.code == 2 and "--serving" in r.err
 
 
-@pytest.mark.slow
+def test_the_tables_from_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`validate --serving` prints the library's report: each cell median/p90 (signed) n."""
+    from llm_roofline.validation import serving_fit
+
+    stats = {"n": 4.0, "median_abs": 0.25, "p90_abs": 0.5, "signed_median": -0.125}
+    sec = {
+        "by_family": {"ttft": stats, "all": stats},
+        "by_source": {"https://example.org/x/y/z.md": {"ttft": stats, "all": stats}},
+        "by_engine": {"vllm": {"ttft": stats, "all": stats}},
+    }
+    costs = {SHARED: {"request_overhead_s": 0.025, "step_overhead_s": 0.0015}}
+    report = {
+        "rows": 5,
+        "simulated": 4,
+        "settings": 2,
+        "fixed_costs": ["request_overhead_s", "step_overhead_s"],
+        "not_simulated": [{"line": 5, "source": "s", "metric": "m", "reason": "why not"}],
+        "shipped": sec,
+        "held_out": {**sec, "fits": {}},
+        "fitted": {"costs": costs, "sources": 1, "rows": 4},
+        "row_figures": [],
+    }
+    monkeypatch.setattr(serving_fit, "validate_serving", lambda **_: report)
+    r = run_cli("validate", "--serving")
+    assert r.code == 0, r.err
+    assert "0.25/0.50 (-0.12) n=4" in r.out and "example.org/…/y/z.md" in r.out
+    assert "25.0 ms" in r.out and "1.50 ms" in r.out and "held out by source" in r.out
+    assert r.err == "llm-roofline: warning: 1 rows not simulated: why not\n"
+
+
 def test_an_open_loops_request_cost_shifts_its_latencies() -> None:
     """What serving_fit's slopes assume: an open loop's request cost delays each arrival at
     the engine, so every TTFT grows by exactly that cost and TPOT not at all."""
