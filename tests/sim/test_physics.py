@@ -13,6 +13,7 @@ import pytest
 from llm_roofline.calibration.profile import pass_time
 from llm_roofline.deploy.deployment import Deployment, deployment
 from llm_roofline.engine.roofline import decode_step, mixed_step, prefill
+from llm_roofline.sim.pools import disagg_pools
 from llm_roofline.sim.simulate import simulate
 from llm_roofline.sim.step_grids import decode_grid, geometric_grid, interp_one, locate
 from llm_roofline.sim.step_predictor import StepTable
@@ -218,3 +219,23 @@ def test_interpolation_lies_above_a_convex_time():
         assert interp_one(table, table, i, wi, j, wj, k, wk) >= f(a, b, c) * (1 - 1e-12)
     grid = decode_grid(1000, 72)
     assert grid[0] == 0 and {72, 73, 144, 145, 216, 217} <= set(grid)
+
+
+def test_long_prompts_on_a_prefill_pool_and_unchunked(dep8b):
+    """The same floor where prompts run on a disaggregated prefill pool (its chunks attend to
+    their prompt's earlier tokens there too) and where a serving engine runs prompts whole
+    (chunked prefill off: the step holds all 32,768 tokens, beyond the token budget)."""
+    prompt = 32768
+    whole = _prefill_s(dep8b, prompt)
+    w = Workload(
+        input_len=np.array([prompt]),
+        output_len=np.array([2]),
+        arrival_s=np.zeros(1),
+        concurrency=None,
+        description="alone",
+    )
+    pf, dec = disagg_pools(dep8b, 1, 1)
+    res = simulate(dec, w, prefill_pool=pf, with_capacity=False, serving_engine="roofline")
+    assert float(res.ttft_s[0]) >= whole
+    res = simulate(dep8b, w, with_capacity=False, serving_engine="vllm", chunked_prefill=False)
+    assert float(res.ttft_s[0]) >= whole

@@ -165,9 +165,11 @@ def build_pools(
     store = _Cache(cache, engine)
     key = store.key(dep)
     cap = store.once(("kv", *key, longest), lambda: kv_capacity(dep, longest, engine))
+    # a step's prompt tokens: the budget, or a whole prompt where prompts are not chunked
+    tokens = max(budget, 2, 0 if engine.chunked_prefill else max(inp))
     tab = store.once(
-        ("table", *key, longest),
-        lambda: StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=max(budget, 2)),
+        ("table", *key, longest, tokens),
+        lambda: StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=tokens),
     )
     if prefill_pool is None:
         return [engine_pool(engine, tab, cap, dep.replicas)]
@@ -177,9 +179,9 @@ def build_pools(
     longest_prompt = max(inp)
     pre = engine_pool(
         engine,
-        store.once(
-            ("prefill table", *pkey),
-            lambda: StepTable(pf, max_seqs=1, max_context=2, max_tokens=max(budget, 2)),
+        store.once(  # a chunk attends to its prompt's earlier tokens: contexts to the longest
+            ("prefill table", *pkey, longest, tokens),
+            lambda: StepTable(pf, max_seqs=1, max_context=longest, max_tokens=tokens),
         ),
         store.once(
             ("kv", *pkey, longest_prompt + 1),
