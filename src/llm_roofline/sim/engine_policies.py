@@ -134,11 +134,10 @@ class _EngineSchedule(ContinuousBatching):
             if not chunked and need > left and taken:
                 break
             c = need if not chunked else min(need, left)
-            ins.admit_prompt(r, c)
             if cached:  # found in the prefix cache: held, not computed
-                rem[r] -= cached
-                ins.reserved -= cached
-                ins.kv += cached
+                ins.admit_prompt(r, c, cached)
+            else:
+                ins.admit_prompt(r, c)
             if reserve:
                 held += final
                 self.promised.setdefault(ins.index, []).append((r, reqs.epoch[r], final))
