@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from llm_roofline._core.errors import InputError
+from llm_roofline.sim.simulate import SimResult
 from llm_roofline.validation.serving import (
     Costs,
     ServingRow,
@@ -181,8 +183,12 @@ def _scored(
         if isinstance(res, str):
             failed.append((r, res))
             continue
+        v = _value(r, res, sims)
+        if isinstance(v, str) or not (np.isfinite(v) and v > 0):  # e.g. no TPOT, a rate of inf
+            failed.append((r, v if isinstance(v, str) else f"the simulated {r.metric} is {v:g}"))
+            continue
         done.append(r)
-        values.append(simulated_value(r.metric, res, sims.workload(r.setting), r.setting))
+        values.append(v)
     return done, np.asarray(values, dtype=np.float64), failed
 
 
@@ -212,8 +218,19 @@ def _slope(r: ServingRow, k: int, origin: FloatArray, at: float, sims: Simulatio
     res = sims.result(r.setting, raised)
     if isinstance(res, str):
         return 0.0
-    v = simulated_value(r.metric, res, sims.workload(r.setting), r.setting)
+    v = _value(r, res, sims)
+    if isinstance(v, str) or not (np.isfinite(v) and v > 0):
+        return 0.0
     return (_time_like(r, v) - at) / STEPS[k]
+
+
+def _value(r: ServingRow, res: SimResult, sims: Simulations) -> float | str:
+    """The row's simulated figure, or why it has none."""
+    assert r.setting is not None
+    try:
+        return simulated_value(r.metric, res, sims.workload(r.setting), r.setting)
+    except InputError as e:
+        return str(e)
 
 
 def _costs_of(fit: CostFit) -> Callable[[ServingRow], Costs | None]:
