@@ -990,6 +990,13 @@ def test_planning_view_plans_a_fleet(server: str, browser: Any, tmp_path: Path) 
     assert any(a.startswith("TPOT p99 target") for a in c["annotations"])
     assert page.locator("#plan_table tr").count() >= 2  # header and the fleets simulated
     shoot(page, "#planning", "web_plan.png", tmp_path)
+    # issue 27 §6, §7: each draw, where the best stands, its command; Simulate takes its fleet
+    assert "seed 0" in p.text('#plan_best td[data-key="draws"]')
+    assert "binding" in p.text('#plan_best td[data-key="margins"]')
+    assert p.text('#plan_best td[data-key="simulate_command"]').startswith("llm-roofline simulate")
+    chips = p.text('#plan_best td[data-key="chips"]')
+    page.click("#plan_use")
+    assert page.input_value("#chips") == chips.replace(",", "")
 
     # two chips, one of which loses without a simulation: named, with why (at 20 requests/s
     # four RTX 4090s, $1.36/hour, meet both targets; any H100 fleet costs at least $3.99/hour)

@@ -286,6 +286,20 @@ function standing(b) {
   return `runs at ${util} of its capacity; margin TTFT p90 ${pct(m.ttft_p90)}, TPOT p99 ${pct(m.tpot_p99)}; binding: ${b.binding === "tpot_p99" ? "TPOT p99" : b.binding === "ttft_p90" ? "TTFT p90" : "–"}`;
 }
 
+// put a plan's fleet into the deployment controls and Simulate's P:D field (its traffic and
+// targets are the forms' shared fields already)
+function useFleet(b) {
+  const set = (el, v) => { el.value = v === null || v === undefined ? "" : String(v); el.dispatchEvent(new Event("change", { bubbles: true })); };
+  const one = b.disaggregated ? b.decode_split : { chips: b.instance_chips, tp: b.tp, pp: b.pp };
+  set($("hardware"), b.hardware);
+  set($("chips"), b.disaggregated ? one.chips : b.chips);
+  set($("tp"), one.tp);
+  set($("pp"), one.pp);
+  set($("replicas"), b.disaggregated ? 1 : b.replicas);
+  set(VIEW().querySelector('input[name="disagg"][data-for="sim"]'), b.disaggregated ? `${b.prefill_instances}:${b.decode_instances}` : "");
+  $("sim_run").scrollIntoView({ block: "center" });
+}
+
 function drawPlan(r, asked) {
   const out = $("plan_out");
   out.hidden = false;
@@ -319,6 +333,13 @@ function drawPlan(r, asked) {
   // the hardware asked for with no fleet simulated, each with why it lost
   $("plan_best").innerHTML += Object.entries(s.unsimulated || {}).map(([h, why]) =>
     `<tr class="lost"><th>${esc(h)}</th><td data-lost="${esc(h)}">${esc(why)}</td></tr>`).join("");
+  if (b) {
+    // the best fleet into the deployment controls and Simulate's form: pools of one shape
+    // only (the command above takes pools of two)
+    const same = !b.disaggregated || JSON.stringify(b.prefill_split) === JSON.stringify(b.decode_split);
+    $("plan_best").innerHTML += `<tr><th></th><td><button id="plan_use" type="button"${same ? "" : " disabled title=\"its two pools differ in shape: run the simulate command above\""}>Simulate this fleet</button></td></tr>`;
+    $("plan_use").addEventListener("click", () => useFleet(b));
+  }
   const cands = r.candidates || [];
   const meets = cands.filter((c) => c.meets_slo), misses = cands.filter((c) => !c.meets_slo);
   const pts = (name, rows, color, size, symbol) => ({
