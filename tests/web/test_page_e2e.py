@@ -945,12 +945,15 @@ def test_planning_view_simulates_the_deployment(server: str, browser: Any, tmp_p
     assert p.text("#p_error") == "" and page.locator("#planning .bad_field").count() == 0
     assert _points(p, "c_sim_ttft", "p99") == 7
 
-    # an unstable traffic: said so, no percentile
+    # an unstable traffic: said so; the percentiles are those of the requests simulated (as
+    # vllm bench serve reports a finite run above capacity), and the head says they grow with
+    # the run's length
     page.fill('#planning [name="rate"]', "500")
     page.fill('#planning [name="requests"]', "2000")
     assert _run(p, "sim") == "done"
     assert p.text("#sim_stable") == "UNSTABLE" and "grows without bound" in p.text("#sim_head")
-    assert p.text('#sim_table td[data-key="ttft_p99_s"]') == "–"
+    assert "those of the requests simulated" in p.text("#sim_head")
+    assert p.text('#sim_table td[data-key="ttft_p99_s"]') not in ("–", "", "NaN")
 
     # a change of this view's own inputs (the traffic) marks the result as outdated; typing
     # the value it ran on back clears the mark
