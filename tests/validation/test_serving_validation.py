@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -138,8 +139,23 @@ def test_closed_loops_and_datasets() -> None:
         "generated tokens"
     )
     s = map_row(_row(input_len="", output_len="", requests="100", length_note=note), 1).setting
-    assert s is not None and (s.dataset, s.range_ratio) == ("random", 1.0)
+    assert s is not None and (s.dataset, s.range_ratio) == ("random", 0.0)
     assert (s.input_len, s.output_len) == (32000.0, 93.5)
+    # sglang.bench_serving's ratio q draws from q x top to top: about the same mean that is
+    # vLLM's ratio r = (1 - q) / (1 + q); its default q = 0 is r = 1 (uniform from 0 to 2 means)
+    note = "sglang.bench_serving --dataset-name random --random-range-ratio 0.5; {}"
+    totals = "the output states total_input_tokens 3000 and total_output_tokens 1500"
+    s = map_row(
+        _row(input_len="", output_len="", requests="10", length_note=note.format(totals)), 1
+    ).setting
+    assert s is not None and (s.input_len, s.output_len) == (300.0, 150.0)
+    assert s.range_ratio == pytest.approx(1 / 3)
+    w = Simulations().workload(replace(s, requests=200), 4096)  # 300 ± 100: 200 to 400
+    assert w.input_len.min() >= 200 and w.input_len.max() <= 400
+    assert abs(w.input_len.mean() - 300) <= 1 and abs(w.output_len.mean() - 150) <= 1
+    note = "sglang.bench_serving --dataset-name random; " + totals
+    s = map_row(_row(input_len="", output_len="", requests="10", length_note=note), 1).setting
+    assert s is not None and s.range_ratio == 1.0
     s = map_row(_row(input_len="", output_len="", length_note="ShareGPT, means not stated"), 1)
     assert s.setting is not None and (s.setting.input_len, s.setting.output_len) == (
         229.711,  # the vLLM run cited in serving.py: 229,711 tokens over 1,000 prompts

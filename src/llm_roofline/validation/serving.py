@@ -6,10 +6,11 @@ deployment from model, hardware, chips, tp (pp, ep from their columns or `pp N` 
 notes; the chips left over are replicas) and data types (a KV type not stated is the
 weights' 16-bit type); a `rate` row is a Poisson open loop, a `concurrency` row a closed loop
 of that many clients, `load = inf` every request at t = 0; lengths fixed where stated, else
-a dataset's (ShareGPT-like lognormals, or the tools' uniform `random` lengths with their range
-ratio) at the means the source states or `_SHAREGPT`'s; the requests as stated, capped for
-speed (`request_count`); the row's engine as `simulate`'s serving engine where it takes one
-(`serving_knobs`). Rows of one setting share one simulation (`Simulations`).
+a dataset's (ShareGPT as the benchmark scripts filter it, or the tools' uniform `random`
+lengths with their range ratio) at the means the source states or `_SHAREGPT`'s; the
+requests as stated, capped for speed (`request_count`); the row's engine as `simulate`'s
+serving engine where it takes one (`serving_knobs`). Rows of one setting share one
+simulation (`Simulations`).
 
 A row's simulated figure and the errors' statistics are in `serving_figures.py`; the fixed
 costs' fit and the sources held out in `serving_fit.py`.
@@ -81,7 +82,7 @@ class Setting:
     input_len: float
     output_len: float
     dataset: str | None
-    range_ratio: float = 1.0
+    range_ratio: float = 0.0
 
     @property
     def replicas(self) -> int:
@@ -151,11 +152,16 @@ def _stated_means(note: str, requests: str) -> tuple[float, float] | None:
 
 
 def _range_ratio(note: str) -> float:
-    """The `random` dataset's range ratio: lengths uniform from ratio × top to top (1: fixed,
-    as a note saying "fixed lengths requested" has them)."""
+    """The `random` dataset's range ratio r as `vllm bench serve` and the workload take it
+    (lengths uniform in [mean·(1 − r), mean·(1 + r)]): 0 where the note says "fixed lengths
+    requested"; sglang.bench_serving's ratio q draws from q × top to top, which is
+    r = (1 − q) / (1 + q) about the same mean (its default q = 0: r = 1)."""
     if "fixed lengths requested" in note:
-        return 1.0
+        return 0.0
     m = re.search(r"range[_ -]ratio\D{0,3}([\d.]+)", note)
+    if "sglang.bench_serving" in note:
+        q = float(m.group(1)) if m else 0.0
+        return (1 - q) / (1 + q)
     return float(m.group(1)) if m else 0.0
 
 
@@ -351,20 +357,13 @@ def _draw(s: Setting, max_context: int | None) -> Workload:
 
 
 def _sizes(s: Setting, max_context: int | None) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Lengths: fixed; ShareGPT's (the workload's ShareGPT-like lognormals at the means); or
-    the benchmark tools' `random` dataset, uniform from range_ratio × top to top, the top
-    set so that the mean is the stated one (seed 0)."""
-    rng = np.random.default_rng(1)
-    if s.dataset == "random":
-        sides = []
-        for mean in (s.input_len, s.output_len):
-            top = 2 * mean / (1 + s.range_ratio)
-            sides.append(
-                rng.integers(max(1, round(s.range_ratio * top)), round(top) + 1, s.requests)
-            )
-        return sides[0].astype(np.int64), sides[1].astype(np.int64)
-    dist = "fixed" if s.dataset is None else "sharegpt-like"
+    """Lengths (seed 0): fixed; ShareGPT's as the benchmark scripts filter it (the
+    workload's "sharegpt"); or the tools' `random` dataset at its range ratio; each drawn at
+    the means stated (the workload honours them)."""
+    dist = "fixed" if s.dataset is None else s.dataset
+    ratio = s.range_ratio if dist == "random" else None
     ctx = None if dist == "fixed" else max_context
     w = make_workload(requests=s.requests, concurrency=1, input_len=s.input_len,
-                      output_len=s.output_len, length_dist=dist, max_context=ctx)  # fmt: skip
+                      output_len=s.output_len, length_dist=dist, max_context=ctx,
+                      range_ratio=ratio)  # fmt: skip
     return w.input_len, w.output_len

@@ -286,7 +286,7 @@ def validate_serving(
     tick(1, 4)
     lin = _linear(done, base, sims)
     tick(2, 4)
-    sources = sorted({r.source for r in rows})
+    sources = sorted({r.source for r in done} & {r.source for r in rows})  # those simulated
     held_rows, held, fits = _held_out(done, lin, sims, sources) if sims.costs else ([], [], {})
     tick(3, 4)
     fit = fit_costs(lin, np.ones(len(done), dtype=bool), sims.costs)
