@@ -48,9 +48,10 @@ def dep(engine: str) -> Deployment:
 @cache
 def capacity(engine: str) -> float:
     """Requests/s one instance sustains on these lengths (the simulator's own saturating
-    closed loop: it only sets the offered load, it is no expected value)."""
+    closed loop: it only sets the offered load, it is no expected value), on the simulator's
+    own 256 slots and 8,192-token budget (`serving_engine="roofline"`), as the runs."""
     w = make_workload(requests=200, rate=1.0, input_len=I, output_len=O, seed=0)
-    return capacity_rps(dep(engine), w)
+    return capacity_rps(dep(engine), w, serving_engine="roofline")
 
 
 @cache
@@ -58,7 +59,14 @@ def train_run(engine: str, load: float, seed: int = 1) -> tuple[Workload, SimRes
     """Poisson traffic at `load` × capacity, every step kept on the timeline."""
     rate = load * capacity(engine)
     w = make_workload(requests=N, rate=rate, input_len=I, output_len=O, seed=seed)
-    res = simulate(dep(engine), w, with_capacity=False, timeline_points=EVERY_STEP, rate=rate)
+    res = simulate(
+        dep(engine),
+        w,
+        with_capacity=False,
+        timeline_points=EVERY_STEP,
+        rate=rate,
+        serving_engine="roofline",
+    )
     return w, res, rides(res, w)
 
 

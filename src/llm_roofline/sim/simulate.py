@@ -244,14 +244,15 @@ def capacity_rps(
     dep: Deployment,
     work: Workload,
     *,
-    max_seqs: int = 256,
-    max_batched_tokens: int = 8192,
+    max_seqs: int | None = None,
+    max_batched_tokens: int | None = None,
     prefill_pool: Deployment | None = None,
     pools: list[Pool] | None = None,
     cache: dict[Any, Any] | None = None,
     per_client: int = 20,
     deadline: float | None = None,
     closed_loop: bool = False,
+    serving_engine: str | ServingEngine = DEFAULT_ENGINE,
 ) -> float:
     """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
     lengths: the highest Poisson rate at which its queue stays bounded
@@ -261,12 +262,22 @@ def capacity_rps(
     `capacity_requests`; the search starts from one of at most 5 a client); `deadline` as
     `simulate`'s. `closed_loop`: that closed loop's rate alone (`capacity.saturated_rps`),
     one run: a cheaper estimate, usually at or below the capacity (8B on one H100, ideal
-    engine, 512 → 128 tokens: 78.8 against about 100 requests/s)."""
+    engine, 512 → 128 tokens: 78.8 against about 100 requests/s). `serving_engine`: whose
+    settings serve, as `simulate`'s (`max_seqs` and `max_batched_tokens` replace its
+    defaults), so that a capacity and the simulations it judges run on one engine."""
     if pools is None:
-        idx = np.arange(capacity_requests(max_seqs, dep.replicas)) % work.requests
+        eng = engine_settings(
+            serving_engine,
+            prefill_pool or dep,
+            max_seqs=max_seqs,
+            max_batched_tokens=max_batched_tokens,
+        )
+        idx = np.arange(capacity_requests(eng.max_seqs, dep.replicas)) % work.requests
         inp, out = work.input_len[idx].tolist(), work.output_len[idx].tolist()
         longest = max(i + o for i, o in zip(inp, out, strict=True))
-        pools = build_pools(dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache)
+        pools = build_pools(
+            dep, prefill_pool, inp, longest, eng.max_seqs, eng.max_batched_tokens, cache, eng
+        )
     measure = saturated_rps if closed_loop else sustained_capacity
     return measure(pools, work, per_client=per_client, deadline=deadline)
 
