@@ -53,6 +53,12 @@ def _refused(hardware: object = ("h100-sxm",), **kw: object) -> InputError:
             " decodes a token each step",
         ),
         ({"disagg": "maybe"}, "disagg", "disagg must be one of auto, yes, no, got 'maybe'"),
+        (
+            {"serving_engine": "tgi"},
+            "serving_engine",
+            "serving_engine must be one of vllm, sglang, tensorrt-llm, lmdeploy, roofline,"
+            " got 'tgi'",
+        ),
     ],
 )
 def test_refuses_what_plan_refused_in_its_words(

@@ -79,5 +79,7 @@ def test_command_names_each_pool_and_the_binding_draw() -> None:
     assert "--replicas" not in cmd
     # TPOT binds; its worst, 19 ms, is seed 0's
     assert cmd.endswith("--seed 0")
+    # the serving engine plan simulated with (the request's; vLLM by default) is named
+    assert "--serving-engine vllm" in cmd
     agg = simulate_command(_fleet(), _request(), "calibrated")
     assert "--chips 3 --replicas 3 --tp 1" in agg and "--disagg" not in agg

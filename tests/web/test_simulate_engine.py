@@ -66,3 +66,21 @@ def test_the_engine_serves_and_is_shown() -> None:
     s = slow.json()
     assert s["serving_engine"]["max_seqs"] == 8
     assert s["ttft_p50_s"] - base.json()["ttft_p50_s"] == pytest.approx(0.040, abs=1e-9)
+
+
+def test_plan_refuses_an_unknown_serving_engine_naming_it() -> None:
+    """`/api/plan` takes the serving engine its simulations run on; an unknown one is a 422
+    naming the field, before any simulation."""
+    plan = {
+        "model": "llama-3.1-8b",
+        "hardware": ["h100-sxm"],
+        "rate": 1.0,
+        "input_len": 256,
+        "output_len": 16,
+        "ttft_p90_ms": 500,
+        "tpot_p99_ms": 50,
+        "serving_engine": "tgi",
+    }
+    r = client.post("/api/plan", json=plan)
+    assert r.status_code == 422, r.text
+    assert r.json()["field"] == "serving_engine"

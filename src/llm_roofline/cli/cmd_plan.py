@@ -160,6 +160,7 @@ def _request(args: argparse.Namespace) -> FleetRequest:
         seed=args.seed,
         max_seqs=args.max_seqs,
         max_batched_tokens=args.max_batched_tokens,
+        serving_engine=args.serving_engine,
     )
 
 
@@ -350,4 +351,14 @@ def _search_args(p: Parser) -> None:
         type=positive_int,
         default=8192,
         help="tokens per step per instance (default 8192)",
+    )
+    from llm_roofline.sim.serving_engines import DEFAULT_ENGINE, ENGINE_NAMES
+
+    p.add_argument(
+        "--serving-engine",
+        default=DEFAULT_ENGINE,
+        choices=ENGINE_NAMES,
+        help="the engine whose documented defaults serve each simulation: KV memory share, "
+        "fixed costs and scheduling (default vllm; roofline: the simulator's own); "
+        "--max-seqs and --max-batched-tokens replace its sequence cap and budget",
     )

@@ -20,6 +20,7 @@ from llm_roofline.hardware.catalog import get_hardware
 from llm_roofline.hardware.chip import Chip
 from llm_roofline.model.checkpoints import get_model
 from llm_roofline.model.spec import ModelSpec
+from llm_roofline.sim.serving_engines import DEFAULT_ENGINE, ENGINES
 
 __all__ = ["DISAGG_CHOICES", "FleetRequest", "priced_chips"]
 
@@ -60,6 +61,7 @@ class FleetRequest:
     max_seqs: int = 256
     max_batched_tokens: int = 8192
     time_limit_s: float | None = None
+    serving_engine: str = DEFAULT_ENGINE
     spec: ModelSpec = field(init=False, repr=False, compare=False)
     model_id: str = field(init=False)
     chips: tuple[Chip, ...] = field(init=False, repr=False)
@@ -72,6 +74,11 @@ class FleetRequest:
                 get_dtype(value)
             except UnknownIdError as exc:
                 raise InputError(str(exc), field=name) from None
+        if self.serving_engine not in ENGINES:
+            raise InputError(
+                f"serving_engine must be one of {', '.join(ENGINES)}, got {self.serving_engine!r}",
+                field="serving_engine",
+            )
         if self.disagg not in DISAGG_CHOICES:
             raise InputError(
                 f"disagg must be one of {', '.join(DISAGG_CHOICES)}, got {self.disagg!r}",

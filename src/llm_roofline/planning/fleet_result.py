@@ -262,7 +262,8 @@ def simulate_command(f: Fleet, request: FleetRequest, engine: str) -> str:
         f"--weight-dtype {q.weight_dtype} --kv-dtype {q.kv_dtype} --engine {engine} "
         f"--rate {q.rate:g} --requests {q.requests} --input-len {q.input_len} "
         f"--output-len {q.output_len} --length-dist {q.length_dist} --max-seqs {q.max_seqs} "
-        f"--max-batched-tokens {q.max_batched_tokens} --seed {_binding_seed(f, q)}"
+        f"--max-batched-tokens {q.max_batched_tokens} --serving-engine {q.serving_engine} "
+        f"--seed {_binding_seed(f, q)}"
     )
     return " ".join(cmd)
 

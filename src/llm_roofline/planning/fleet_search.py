@@ -74,6 +74,7 @@ class Search:
         self.max_chips = request.max_chips
         self.max_seqs = request.max_seqs
         self.budget = request.max_batched_tokens
+        self.serving_engine = request.serving_engine
         self.progress = progress
         self.cache: dict[Any, Any] = {}
         self.capacity: dict[tuple[int, ...], float] = {}
@@ -199,6 +200,7 @@ class Search:
             cache=self.cache,
             max_seqs=self.max_seqs,
             max_batched_tokens=self.budget,
+            serving_engine=self.serving_engine,
             deadline=self.deadline,
         ).summary
         self.simulations += 1
@@ -273,6 +275,7 @@ class Search:
                 cache=self.cache,
                 max_seqs=self.max_seqs,
                 max_batched_tokens=self.budget,
+                serving_engine=self.serving_engine,
                 per_client=CAPACITY_PER_CLIENT,
                 deadline=self.deadline,
                 closed_loop=True,
@@ -288,6 +291,7 @@ class Search:
                 cache=self.cache,
                 max_seqs=self.max_seqs,
                 max_batched_tokens=self.budget,
+                serving_engine=self.serving_engine,
                 per_client=CAPACITY_PER_CLIENT,
                 deadline=self.deadline,
                 closed_loop=True,

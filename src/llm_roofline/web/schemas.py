@@ -193,3 +193,6 @@ class PlanRequest(BaseModel):
     seed: StrictInt = Field(0, ge=0, le=2**32 - 1)
     max_seqs: StrictInt = Field(256, ge=1, le=4096, description="sequences per instance")
     max_batched_tokens: StrictInt = Field(8192, ge=1, le=1_000_000, description="tokens/step")
+    serving_engine: ServingEngineName = Field(
+        "vllm", description="the engine whose documented defaults serve each simulation"
+    )
