@@ -84,3 +84,16 @@ def test_plan_refuses_an_unknown_serving_engine_naming_it() -> None:
     r = client.post("/api/plan", json=plan)
     assert r.status_code == 422, r.text
     assert r.json()["field"] == "serving_engine"
+
+
+def test_random_lengths_with_a_range_ratio_reach_the_simulator() -> None:
+    """`length_dist: random` with `range_ratio` (vllm bench serve's --random-range-ratio):
+    accepted, and a ratio outside [0, 1], or one given with another distribution, is a 422
+    naming `range_ratio`."""
+    ok = {**ONE, "requests": 20, "length_dist": "random", "range_ratio": 0.5}
+    r = client.post("/api/simulate", json=ok)
+    assert r.status_code == 200, r.text
+    for bad in ({**ok, "range_ratio": 1.5}, {**ok, "length_dist": "normal"}):
+        r = client.post("/api/simulate", json=bad)
+        assert r.status_code in (400, 422), r.text
+        assert r.json()["field"] == "range_ratio", r.json()

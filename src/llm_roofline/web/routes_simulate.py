@@ -112,6 +112,7 @@ def _workload(req: SimulateRequest, dep: Deployment) -> Workload:
         output_spread=req.output_spread,
         max_context=dep.model.max_context,
         seed=req.seed,
+        range_ratio=req.range_ratio,
     )
 
 

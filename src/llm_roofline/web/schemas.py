@@ -25,7 +25,9 @@ __all__ = [
 MAX_CONTEXT = 2**24
 
 Overlap = Literal["full", "per-op", "none"]
-LengthDist = Literal["fixed", "normal", "lognormal", "sharegpt-like"]  # workload.LENGTH_DISTS
+LengthDist = Literal[  # lengths.LENGTH_DISTS
+    "fixed", "normal", "lognormal", "sharegpt-like", "random", "sharegpt"
+]
 Arrival = Literal["poisson", "gamma"]  # workload.ARRIVALS
 Router = Literal["round-robin", "least-loaded"]  # simulate.ROUTERS
 ServingEngineName = Literal["vllm", "sglang", "tensorrt-llm", "lmdeploy", "roofline"]  # ENGINES
@@ -115,6 +117,9 @@ class SimulateRequest(SystemQuery):
     length_dist: LengthDist = "fixed"
     input_spread: float | None = _positive(le=1e7, description="standard deviation, tokens")
     output_spread: float | None = _positive(le=1e7, description="standard deviation, tokens")
+    range_ratio: float | None = Field(
+        None, ge=0, le=1, description="random lengths: uniform within mean × (1 ± r)"
+    )
     arrival: Arrival = "poisson"
     burstiness: float = _positive(1.0, le=1000, description="gamma gaps' squared CV")
     seed: StrictInt = Field(0, ge=0, le=2**32 - 1)
