@@ -353,17 +353,23 @@ def test_simulate_has_the_contract_the_curve_and_the_timeline() -> None:
 
 def test_simulate_at_near_zero_load_is_one_request_alone() -> None:
     """Arrivals 100 s apart on average (each finds the server empty): the percentiles are one
-    request's, as `predict --mode static --batch 1` gives them, an independent engine call."""
+    request's, as `predict --mode static --batch 1` gives them, an independent engine call,
+    plus the default engine's (vLLM's) fixed cost a request as shipped
+    (data/serving_costs.toml; its cost a step, also added, is 0 there)."""
     from llm_roofline.deploy.deployment import deployment
+    from llm_roofline.sim.serving_engines import fixed_costs
 
     r = client.post("/api/simulate", json={**SIM, "rate": 0.01, "requests": 20})
     assert r.status_code == 200, r.text
     d = r.json()
     dep = deployment("llama-3.1-8b", "h100-sxm", 1, engine="calibrated")
     one = dep.serve(batch=1, input_len=512, output_len=64, mode="static")
-    assert d["ttft_p50_s"] == pytest.approx(one.ttft_s, rel=0.02)
-    assert d["tpot_p50_s"] == pytest.approx(one.tpot_s, rel=0.02)
-    assert d["e2e_p50_s"] == pytest.approx(one.request_latency_s, rel=0.02)
+    per_request, per_step, _ = fixed_costs("vllm")
+    ttft = one.ttft_s + per_request + per_step
+    assert d["ttft_p50_s"] == pytest.approx(ttft, rel=0.02)
+    assert d["tpot_p50_s"] == pytest.approx(one.tpot_s + per_step, rel=0.02)
+    e2e = one.request_latency_s + per_request + 64 * per_step
+    assert d["e2e_p50_s"] == pytest.approx(e2e, rel=0.02)
 
 
 def test_simulate_unstable_gives_the_percentiles_of_its_requests() -> None:

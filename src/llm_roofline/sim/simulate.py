@@ -228,13 +228,16 @@ def simulate(
 
 def _stats(res: RunResult, pools: list[Pool]) -> dict[str, float]:
     """What the run counted, for checks: its span and steps, preemptions, the KV tokens of a
-    (decode) instance, and Little's law's two sides (L from the queues, λW from the times)."""
+    (decode) instance, and Little's law's two sides (L from the queues, plus each request's
+    fixed cost outside the engine, during which it is in the system but in no queue; λW from
+    the times)."""
+    outside = res.e2e.size * pools[0].request_overhead_s
     return {
         "span_s": res.span,
         "steps": float(res.steps),
         "preemptions": float(res.preempted),
         "kv_tokens_per_instance": float(pools[-1].kv_cap),
-        "little_l": res.occupancy / res.span,
+        "little_l": (res.occupancy + outside) / res.span,
         "little_lambda_w": float(np.sum(res.e2e)) / res.span,
     }
 
