@@ -293,6 +293,13 @@ def test_bad_chip_field_is_named(server: str, browser: Any) -> None:
         if page.is_enabled("#chip_reset"):  # one bad figure at a time
             page.click("#chip_reset")
         page.fill(f"#chip_{field}", value)
+        # the edit's request leaves after the page's debounce: wait for its answer, not only
+        # for the page to be idle (it may be idle before the debounced request has gone out)
+        page.wait_for_function(
+            "(f) => (document.querySelector('#error').textContent || '').includes(f)",
+            arg=field,
+            timeout=60_000,
+        )
         p.settle()
         assert field in p.text("#error"), (field, value, p.text("#error"))
         assert "bad_field" in (page.get_attribute(f"#chip_{field}", "class") or "")
