@@ -82,3 +82,4 @@ clean:
 ## bench-peers: side-by-side with other tools on PyPI, each in its own venv (docs/comparison.md)
 bench-peers: $(STAMP)
 	$(BIN)/python benchmarks/peers/run.py
+	$(BIN)/python benchmarks/peers/plan_compare.py --write
