@@ -391,6 +391,7 @@ def test_simulate_unstable_gives_the_percentiles_of_its_requests() -> None:
 @pytest.mark.slow
 def test_simulate_closed_loop_and_disaggregated() -> None:
     from llm_roofline.deploy.deployment import deployment
+    from llm_roofline.sim.serving_engines import fixed_costs
 
     # one client: its requests back to back, each alone (predict's static batch 1)
     r = client.post("/api/simulate", json={**SIM, "concurrency": 1, "requests": 5})
@@ -400,7 +401,10 @@ def test_simulate_closed_loop_and_disaggregated() -> None:
         batch=1, input_len=512, output_len=64, mode="static"
     )
     assert d["offered_rps"] is None and d["stable"] is True
-    assert d["e2e_p50_s"] == pytest.approx(one.request_latency_s, rel=0.02)
+    # plus the default engine's (vLLM's) fixed costs as shipped (data/serving_costs.toml)
+    per_request, per_step, _ = fixed_costs("vllm")
+    e2e = one.request_latency_s + per_request + 64 * per_step
+    assert d["e2e_p50_s"] == pytest.approx(e2e, rel=0.02)
     # one prefill and two decode instances, each one chip
     r = client.post("/api/simulate", json={**SIM, "rate": 5, "requests": 200, "disagg": "1:2"})
     assert r.status_code == 200, r.text
