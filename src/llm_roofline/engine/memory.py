@@ -38,6 +38,7 @@ __all__ = [
     "MemoryUse",
     "activation_bytes",
     "busiest_group",
+    "claimed_kv_bytes",
     "held_bytes",
     "max_batch",
     "memory_use",
@@ -176,6 +177,25 @@ def _matching(par: Parallelism, system: System) -> Parallelism:
             field="chips",
         )
     return par
+
+
+def claimed_kv_bytes(
+    memory: float, weights: float, activations: float, share: float, *, of_free: bool
+) -> float:
+    """The bytes a serving engine gives the KV cache on one chip of `memory` bytes holding
+    `weights` and `activations`: `share` of the whole memory less the two (vLLM's
+    gpu_memory_utilization, SGLang's mem_fraction_static), or, `of_free`, `share` of what
+    the two leave (TensorRT-LLM's free_gpu_memory_fraction, LMDeploy's
+    cache_max_entry_count); never below 0.
+
+    >>> claimed_kv_bytes(80e9, 70e9, 2e9, 0.9, of_free=False) / 1e9  # 72 - 70 - 2
+    0.0
+    >>> round(claimed_kv_bytes(80e9, 60e9, 2e9, 0.9, of_free=True) / 1e9, 6)  # 0.9 x 18
+    16.2
+    """
+    if of_free:
+        return max(share * (memory - weights - activations), 0.0)
+    return max(share * memory - weights - activations, 0.0)
 
 
 def weights_per_chip(spec: ModelSpec, par: Parallelism) -> float:

@@ -376,16 +376,16 @@ def serving_engine(
 def kv_budget_bytes(eng: ServingEngine, dep: Deployment) -> float:
     """The bytes the engine gives the KV cache on the fullest chip of one instance of `dep`
     (module docstring); never below 0. Not for "roofline" (memory.max_batch counts that)."""
-    from llm_roofline.engine.memory import activation_bytes
+    from llm_roofline.engine.memory import activation_bytes, claimed_kv_bytes
 
-    mem = dep.chip.memory_bytes
-    weights = dep.weights_per_chip_bytes()
     act = 0.0
     if eng.profile_activations:
         seqs = float(eng.max_seqs)
         act = float(activation_bytes(dep.model, seqs, eng.max_batched_tokens / seqs)) / dep.pp
-    if eng.memory_of == "free":
-        kv = eng.memory_share * (mem - weights - act)
-    else:
-        kv = eng.memory_share * mem - weights - act
-    return max(kv, 0.0)
+    return claimed_kv_bytes(
+        dep.chip.memory_bytes,
+        dep.weights_per_chip_bytes(),
+        act,
+        eng.memory_share,
+        of_free=eng.memory_of == "free",
+    )
