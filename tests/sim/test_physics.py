@@ -16,7 +16,7 @@ from llm_roofline.engine.roofline import decode_step, mixed_step, prefill
 from llm_roofline.sim.pools import disagg_pools
 from llm_roofline.sim.simulate import simulate
 from llm_roofline.sim.step_grids import decode_grid, geometric_grid, interp_one, locate
-from llm_roofline.sim.step_predictor import StepTable
+from llm_roofline.sim.step_predictor import StepTable, engine_step_time
 from llm_roofline.sim.workload import Workload
 
 BUDGET = 8192  # the "roofline" serving engine's tokens per step
@@ -142,24 +142,6 @@ def test_one_client_decodes_at_the_busiest_chips_pace(dep_pp4, dep_dp, which):
     assert lo <= tpot <= hi * 1.01
 
 
-def _engine_step(dep: Deployment, nd: int, ctx: float, c: int, s: int) -> float:
-    """The ideal engine's step as it runs: whole decode sequences in the busiest micro-batch
-    and group, one prompt chunk of c tokens after s (on one group)."""
-    st = mixed_step(
-        dep.model,
-        dep.instance,
-        decode_batch=nd,
-        decode_contexts=[ctx],
-        prefill_seqs=1 if c else 0,
-        prefill_len=max(c, 1),
-        prefill_cached=s,
-        whole_decode=True,
-        prefill_busiest=1 if c else 0,
-        **dep._kw(),
-    )
-    return float(pass_time(st, dep.profile, first_token=c > 0))
-
-
 def test_no_step_below_the_engine(dep8b, dep_pp4, dep_dp):
     """Random mixes (decode sequences from 0, their mean context, a prompt chunk fresh or
     continuing): no step the table times is shorter than the ideal engine's time for the
@@ -180,7 +162,7 @@ def test_no_step_below_the_engine(dep8b, dep_pp4, dep_dp):
             c = int(rng.integers(1, 2048 - nd + 1)) if nd == 0 or rng.random() < 0.6 else 0
             s = int(rng.integers(0, ctx_top - 2048)) if c and rng.random() < 0.5 else 0
             got = tab.step_time(nd, ctx, c, [(c, s)])
-            want = _engine_step(dep, nd, ctx, c, s)
+            want = engine_step_time(dep, nd, ctx, c, s)
             slack = 1e-3 if dep is dep_dp else 1e-5
             assert want * (1 - slack) <= got <= want * 1.05, (dep.split_text(), nd, ctx, c, s)
 

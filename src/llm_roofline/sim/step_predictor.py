@@ -75,7 +75,15 @@ from llm_roofline.sim.step_grids import (
 if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment
 
-__all__ = ["PSEUDO", "RATIO", "Chunk", "StepTable", "errors_against_engine", "geometric_grid"]
+__all__ = [
+    "PSEUDO",
+    "RATIO",
+    "Chunk",
+    "StepTable",
+    "engine_step_time",
+    "errors_against_engine",
+    "geometric_grid",
+]
 
 # the table's prompt tokens run as prompts of this many tokens: their attention within such
 # blocks is taken back out of a chunk's (`StepTable`); their LM head runs for one token in
@@ -289,6 +297,27 @@ class StepTable:
         return best
 
 
+def engine_step_time(
+    dep: Deployment, decode: int, context: float, chunk: int, cached: int
+) -> float:
+    """One step as an engine runs it, by a direct call of the deployment's engine (what the
+    table stands for): `decode` whole sequences at mean `context` in the busiest micro-batch
+    and group, and one prompt chunk of `chunk` tokens after `cached` of its own (none when 0)."""
+    step = mixed_step(
+        dep.model,
+        dep.instance,
+        decode_batch=decode,
+        decode_contexts=[context],
+        prefill_seqs=1 if chunk else 0,
+        prefill_len=max(chunk, 1),
+        prefill_cached=cached,
+        whole_decode=True,
+        prefill_busiest=1 if chunk else 0,
+        **dep._kw(),
+    )
+    return float(pass_time(step, dep.profile, first_token=chunk > 0))
+
+
 def errors_against_engine(
     table: StepTable, dep: Deployment, *, mixes: int = 300, seed: int = 0
 ) -> FloatArray:
@@ -305,18 +334,6 @@ def errors_against_engine(
         cx = float(rng.uniform(min(16, top_c), top_c))
         npf = int(rng.integers(1, max(top_t - nd, 2))) if rng.random() < 0.5 else 0
         cached = int(rng.integers(0, max(top_c - npf, 1))) if npf and rng.random() < 0.5 else 0
-        step = mixed_step(
-            dep.model,
-            dep.instance,
-            decode_batch=nd,
-            decode_contexts=[cx],
-            prefill_seqs=1 if npf else 0,
-            prefill_len=max(npf, 1),
-            prefill_cached=cached,
-            whole_decode=True,
-            prefill_busiest=1 if npf else 0,
-            **dep._kw(),
-        )
-        want = float(pass_time(step, dep.profile, first_token=npf > 0))
+        want = engine_step_time(dep, nd, cx, npf, cached)
         errs.append(table.step_time(nd, cx, npf, [(npf, cached)]) / want - 1)
     return np.asarray(errs, dtype=np.float64)
