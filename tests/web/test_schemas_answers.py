@@ -4,13 +4,6 @@ an undeclared key through (`Answer`: extra="allow")."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-from fastapi.testclient import TestClient
-from pydantic import ValidationError
-
-from llm_roofline.web import create_app
 from llm_roofline.web.schemas_answers import (
     ModelRow,
     OptimizeAnswer,
@@ -19,21 +12,7 @@ from llm_roofline.web.schemas_answers import (
     SweepAnswer,
 )
 
-client = TestClient(create_app())
-D = {"model": "llama-3.1-8b", "hardware": "h100-sxm"}
-
-
-def _post(path: str, body: dict[str, Any]) -> Any:
-    r = client.post(path, json=body)
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-def _refused_at(model: Any, body: dict[str, Any]) -> tuple[Any, ...]:
-    with pytest.raises(ValidationError) as info:
-        model.model_validate(body)
-    (err,) = info.value.errors()
-    return tuple(err["loc"])
+from .answer_models import D, client, post_ok, refused_at
 
 
 def test_a_catalog_row_and_an_undeclared_key() -> None:
@@ -47,7 +26,7 @@ def test_a_catalog_row_and_an_undeclared_key() -> None:
 
 
 def test_predict_and_report_answers() -> None:
-    served = _post("/api/predict", {**D, "batch": 8, "input_len": 512, "output_len": 128})
+    served = post_ok("/api/predict", {**D, "batch": 8, "input_len": 512, "output_len": 128})
     answer = PredictAnswer.model_validate(served)
     assert (answer.batch, answer.input_len, answer.output_len, answer.mode) == (
         8,
@@ -55,22 +34,22 @@ def test_predict_and_report_answers() -> None:
         128,
         "decode",
     )
-    assert _refused_at(PredictAnswer, {**served, "batch": "eight"}) == ("batch",)
-    assert _refused_at(PredictAnswer, {**served, "fits": "maybe"}) == ("fits",)
-    report = _post("/api/report", {**D, "context_len": 4096, "batch": 16})
+    assert refused_at(PredictAnswer, {**served, "batch": "eight"}) == ("batch",)
+    assert refused_at(PredictAnswer, {**served, "fits": "maybe"}) == ("fits",)
+    report = post_ok("/api/report", {**D, "context_len": 4096, "batch": 16})
     rep = ReportAnswer.model_validate(report)
     assert (rep.at_batch.batch, rep.at_batch.context_len) == (16, 4096)
     bad = {**report, "at_batch": {**report["at_batch"], "t_step_s": "fast"}}
-    assert _refused_at(ReportAnswer, bad) == ("at_batch", "t_step_s")
+    assert refused_at(ReportAnswer, bad) == ("at_batch", "t_step_s")
 
 
 def test_sweep_and_optimize_answers() -> None:
-    sweep = _post("/api/sweep", {**D, "batches": [1, 64], "contexts": [1024]})
+    sweep = post_ok("/api/sweep", {**D, "batches": [1, 64], "contexts": [1024]})
     rows = SweepAnswer.model_validate(sweep).rows
     assert [(r.batch, r.context_len) for r in rows] == [(1, 1024), (64, 1024)]
     bad = {"rows": [{**sweep["rows"][0], "model": 42}]}
-    assert _refused_at(SweepAnswer, bad) == ("rows", 0, "model")
-    found = _post("/api/optimize", {**D, "max_chips": 2, "tpot_ms": 0.01})
+    assert refused_at(SweepAnswer, bad) == ("rows", 0, "model")
+    found = post_ok("/api/optimize", {**D, "max_chips": 2, "tpot_ms": 0.01})
     answer = OptimizeAnswer.model_validate(found)
     assert answer.best is None  # no split reaches 10 µs per token
     assert answer.frontier and all(r.chips <= 2 for r in answer.frontier)  # max_chips 2
