@@ -70,8 +70,10 @@ def test_shipped_constants_name_their_rows_and_stay_in_range() -> None:
     rows = {r.row for r in load_rows()}
     assert rec["fitted_on"] and set(rec["fitted_on"]) <= rows
     assert {"ideal", "calibrated", "vllm", "trtllm", "llamacpp"} <= set(list_profiles())
-    for lo, hi in (rec["band_known"], rec["band_new"]):
-        assert lo < 1 < hi
+    lo, hi = rec["band_known"]
+    assert lo < 1 < hi
+    width, growth = rec["range_law"]
+    assert width > 0 and growth >= 0
     chip = lr.get_hardware("h100-sxm")
     for name in list_profiles():
         p = get_profile(name, chip)

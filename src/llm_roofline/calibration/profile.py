@@ -33,8 +33,9 @@ keeps them. `get_profile(engine, chip)` puts together the profile of an engine f
 no named engine: "calibrated") on a chip, from what was measured of each; a chip or engine
 never measured takes the shared values. Its range (`low`, `high`: a time's 10th and 90th
 percentile as multiples of the prediction) is what held-out validation found: leave one source
-out where the chip's hardware kind (`HARDWARE_KINDS`) was measured, leave its whole kind out
-where it was not.
+out where the chip's hardware kind (`HARDWARE_KINDS`) was measured; further from the measured
+hardware, a range that widens with the chip's distance from it (`hardware_distance`), fitted to
+the errors of whole kinds held out.
 """
 
 from __future__ import annotations
@@ -51,14 +52,26 @@ import numpy as np
 from llm_roofline._core.arrays import FloatArray
 from llm_roofline._core.errors import ConfigError, UnknownIdError
 from llm_roofline.calibration.fitting import EFFECTS, PARAMETERS, Fitted
+from llm_roofline.calibration.hardware_distance import (
+    HARDWARE_KINDS,
+    RangeLaw,
+    chip_kind,
+    chip_labels,
+    memory_kind,
+    missing,
+    why_wider,
+    widened,
+)
 from llm_roofline.engine.roofline import StepTime, combine_terms
 from llm_roofline.hardware.chip import Chip
 
 __all__ = [
     "ENGINE_ALIASES",
+    "HARDWARE_KINDS",
     "IDEAL",
     "PARAMETERS",
     "Profile",
+    "chip_kind",
     "get_profile",
     "list_profiles",
     "memory_kind",
@@ -193,45 +206,6 @@ def _timed(s: StepTime, profile: Profile, prefill: bool, hidden: Any) -> FloatAr
     return np.asarray(t, dtype=np.float64)
 
 
-# hardware kinds held out together by leave-one-kind-out: a GPU generation, a vendor's line
-HARDWARE_KINDS = {
-    "NVIDIA Ampere": ("a100-40gb", "a100-80gb"),
-    "NVIDIA Hopper": ("h100-sxm", "h100-pcie", "h800", "h200"),
-    "NVIDIA Blackwell": ("b200", "gb200", "b300", "gb300"),
-    "NVIDIA Rubin": ("rubin", "rubin-ultra"),
-    "NVIDIA Ada (L40S, L4)": ("l40s", "l4"),
-    "NVIDIA workstation": ("rtx-pro-6000",),
-    "consumer GPUs": ("rtx-3090", "rtx-4090", "rtx-5090"),
-    "AMD Instinct": ("mi250x", "mi300x", "mi325x", "mi355x"),
-    "Apple silicon": ("apple-m1-max", "apple-m2-ultra", "apple-m3-max", "apple-m4-max"),
-    "Google TPU": ("tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7"),
-    "AWS Trainium": ("trn2",),
-    "Intel Gaudi": ("gaudi2", "gaudi3"),
-}
-
-
-def chip_kind(chip: Chip) -> str:
-    """The hardware kind a chip belongs to (`HARDWARE_KINDS`: a GPU generation, a vendor's
-    line); a chip in none, its vendor and class ("Acme accelerator")."""
-    for kind, ids in HARDWARE_KINDS.items():
-        if chip.id in ids:
-            return kind
-    return f"{chip.vendor} {chip.chip_class}".strip()
-
-
-def memory_kind(chip: Chip) -> str:
-    """hbm, gddr or unified (a system-on-chip's shared LPDDR), from the chip's memory type
-    (its class where the record names none)."""
-    t = chip.memory_type.lower()
-    if "hbm" in t:
-        return "hbm"
-    if "gddr" in t:
-        return "gddr"
-    if "lpddr" in t or "unified" in t or chip.chip_class == "soc":
-        return "unified"
-    return "gddr" if chip.chip_class in ("consumer-gpu", "workstation-gpu") else "hbm"
-
-
 # ---- the shipped constants -----------------------------------------------------------------
 
 
@@ -241,7 +215,7 @@ class Shipped:
 
     fitted: Fitted
     band_known: tuple[float, float]
-    band_new: tuple[float, float]
+    range_law: RangeLaw  # the half-width beyond the measured kinds (`hardware_distance`)
     fitted_on: tuple[int, ...]
     families: tuple[str, ...]
     label_rows: dict[str, dict[str, int]]  # kind -> label -> rows fitted with it
@@ -269,11 +243,11 @@ def shipped() -> Shipped | None:
         )
         _check_fitted(fitted)
         lo_k, hi_k = (float(x) for x in rec["band_known"])
-        lo_n, hi_n = (float(x) for x in rec["band_new"])
+        width, growth = (float(x) for x in rec["range_law"])
         return Shipped(
             fitted=fitted,
             band_known=(lo_k, hi_k),
-            band_new=(lo_n, hi_n),
+            range_law=RangeLaw(width=width, growth=growth),
             fitted_on=tuple(int(r) for r in rec["fitted_on"]),
             families=tuple(sorted(fitted.effects.get("family", {}))),
             label_rows={
@@ -325,30 +299,28 @@ def get_profile(name: str | Profile | None, chip: Chip | None = None) -> Profile
         return None
     family = None if key == "calibrated" else ENGINE_ALIASES.get(key, key)
     if chip is None:
-        return _profile(key, family, None, None, None)
-    return _profile(key, family, chip.vendor.casefold(), memory_kind(chip), chip_kind(chip))
+        return _profile(key, family, None)
+    return _profile(key, family, tuple(sorted(chip_labels(chip).items())))
 
 
 @functools.cache
-def _profile(
-    name: str, family: str | None, vendor: str | None, memory: str | None, kind: str | None
-) -> Profile:
+def _profile(name: str, family: str | None, chip: tuple[tuple[str, str], ...] | None) -> Profile:
     s = shipped()
     assert s is not None  # list_profiles() has only "ideal" without the file
-    labels = {"family": family, "vendor": vendor, "memory": memory}
+    on = dict(chip or ())
+    labels = {"family": family, "vendor": on.get("vendor"), "memory": on.get("memory")}
     seen = {k: v for k, v in labels.items() if v and v in s.label_rows.get(k, {})}
     unseen = [f"{k} {v}" for k, v in labels.items() if v and k not in seen]
-    # a chip of a hardware kind with measurements: the held-out-source range; a kind never
-    # measured: the held-out-kind range (what each kind came to when it was left out)
-    measured_kinds = s.label_rows.get("kind", {})
-    known = kind is None or kind in measured_kinds
-    low, high = s.band_known if known else s.band_new
+    # the range widens with the chip's distance from the measured hardware: the labels (kind,
+    # vendor, chip class, memory kind) no measured row shares (`hardware_distance`)
+    gaps = missing(on, s.label_rows) if on else ()
+    low, high = widened(s.band_known, s.range_law, len(gaps))
     used = ", ".join(f"{k} {v} ({s.label_rows[k][v]} rows)" for k, v in seen.items())
     note = f"fitted constants, shared by {s.fitted.rows} rows" + (f", with {used}" if used else "")
     if unseen:
         note += f"; not measured, so shared values for: {', '.join(unseen)}"
-    if not known:
-        note += f"; hardware kind {kind} never measured: the range of a kind held out"
+    if gaps:
+        note += f"; {why_wider(gaps)} (80% range ×{low:.2f}–{high:.2f})"
     return Profile(
         name=name,
         low=low,
@@ -375,15 +347,17 @@ def profiles_toml(shipped_fit: dict[str, Any]) -> str:
         "# z: each constant in the fit's unbounded space (calibrate.py), z_sd its standard",
         "# error; effects add to z for a row's engine family, chip vendor and memory kind.",
         "# Ranges: 10th and 90th percentiles of measured / predicted time held out, leaving",
-        f"# each source out (median |ln error| {held['source']['median']:.3f}) for band_known,",
-        f"# each hardware kind out ({held['kind']['median']:.3f}) for band_new.",
+        f"# each source out (median |ln error| {held['source']['median']:.3f}) for band_known;",
+        "# range_law: [width, growth], the half-width in ln(time) at distance d from the",
+        "# measured hardware, width * exp(growth * (d - 1)), fitted to the errors of each",
+        f"# hardware kind held out ({held['kind']['median']:.3f}; hardware_distance.py).",
         "",
         '["calibrated"]',
         f"rows = {f.rows}",
         f"iterations = {f.iterations}",
         f"sigma = {num(f.sigma)}",
         "band_known = [" + ", ".join(num(x) for x in shipped_fit["band_known"]) + "]",
-        "band_new = [" + ", ".join(num(x) for x in shipped_fit["band_new"]) + "]",
+        "range_law = [" + ", ".join(num(x) for x in shipped_fit["range_law"]) + "]",
         f"fitted_on = {json.dumps(shipped_fit['fitted_on'])}",
         "",
         *table('"calibrated".z', f.shared),

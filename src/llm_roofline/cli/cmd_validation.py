@@ -53,8 +53,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cross_validate() -> dict[str, dict[str, Any]]:
-    """--cv: leave one source out, then one hardware kind, under one progress bar."""
-    from llm_roofline.validation.validate import cross_validate, group_counts
+    """--cv: leave one source out, then one kind (with its ranges by distance), one bar."""
+    from llm_roofline.validation.validate import cross_validate, group_counts, range_check
 
     counts = group_counts()  # one bar over both: the sources' folds, then the kinds'
     total = sum(counts.values())
@@ -63,10 +63,11 @@ def _cross_validate() -> dict[str, dict[str, Any]]:
         def shifted(offset: int) -> Callable[[int, int], None]:
             return lambda i, _n: progress(offset + i, total)
 
-        return {
+        cv = {
             by: cross_validate(by, shifted(offset))
             for by, offset in (("source", 0), ("kind", counts["source"]))
         }
+    return {**cv, "kind": {**cv["kind"], "by_distance": range_check(cv["source"], cv["kind"])}}
 
 
 def _validation_json(

@@ -36,6 +36,7 @@ from llm_roofline.model.checkpoints import get_model
 from llm_roofline.serving.modes import compose, serving_terms
 from llm_roofline.serving.passes import ServingTerms
 from llm_roofline.validation import crossval
+from llm_roofline.validation.range_check import range_by_distance
 
 Progress = Callable[[int, int], None]
 
@@ -45,6 +46,7 @@ __all__ = [
     "ValidationRow",
     "cross_validate",
     "load_rows",
+    "range_check",
     "summarise",
     "validate",
 ]
@@ -329,7 +331,8 @@ def group_counts() -> dict[str, int]:
 def fit_shipped(progress: Progress | None = None) -> dict[str, Any]:
     """What `calibrate` writes to data/profiles.toml: the constants fitted to every scored row,
     the rows behind each label, and the ranges held-out validation found (leave-one-source-out
-    for chips of a measured kind, leave-one-kind-out for the rest)."""
+    for chips of a measured kind; beyond, a range that widens with the chip's distance from
+    the measured hardware, fitted to the leave-one-kind-out errors: `range_check`)."""
     rows = scored_rows()
     groups = group_counts()
     n_src = groups["source"]
@@ -346,19 +349,32 @@ def fit_shipped(progress: Progress | None = None) -> dict[str, Any]:
     loso = cross_validate("source", step(1))
     loko = cross_validate("kind", step(1 + n_src))
     counts: dict[str, dict[str, int]] = {}
-    groups_of = {
+    groups_of: dict[str, list[str]] = {
         **crossval.labels(rows),
         "kind": [crossval.hardware_kind(r.hardware) for r in rows],
+        "arch": [str(get_hardware(r.hardware).chip_class) for r in rows],
     }
     for kind, labels in groups_of.items():
         for label in labels:
             counts.setdefault(kind, {}).setdefault(label, 0)
             counts[kind][label] += 1
+    ranges = range_check(loso, loko)
     return {
         "fitted": fitted,
-        "band_known": loso["band"],
-        "band_new": loko["band"],
+        "band_known": ranges["band_known"],
+        "range_law": ranges["range_law"],
         "fitted_on": [r.row for r in rows],
         "label_rows": counts,
         "held_out": {"source": loso["held_out"], "kind": loko["held_out"]},
     }
+
+
+def range_check(loso: dict[str, Any], loko: dict[str, Any]) -> dict[str, Any]:
+    """The calibrated range held out (`range_check.range_by_distance`) from the results of
+    `cross_validate("source")` and `cross_validate("kind")`: the shipped band and range law,
+    and each hardware kind's coverage by the range it gets when it is held out."""
+    rows = scored_rows()
+    if loso["rows"] != [r.row for r in rows] or loko["rows"] != loso["rows"]:
+        raise ValueError("cross-validations of other rows than the scored rows")
+    kinds = [crossval.hardware_kind(r.hardware) for r in rows]
+    return range_by_distance(rows, kinds, loso["errors"], loko["errors"])
