@@ -4,6 +4,7 @@ hand, the fixed costs' fit on rows made from known costs, and the whole file (sl
 
 from __future__ import annotations
 
+import csv
 import math
 import tomllib
 from dataclasses import replace
@@ -150,7 +151,7 @@ def test_closed_loops_and_datasets() -> None:
     ).setting
     assert s is not None and (s.input_len, s.output_len) == (300.0, 150.0)
     assert s.range_ratio == pytest.approx(1 / 3)
-    w = Simulations().workload(replace(s, requests=200), 4096)  # 300 ± 100: 200 to 400
+    w = Simulations().workload(replace(s, requests=200))  # 300 ± 100: 200 to 400
     assert w.input_len.min() >= 200 and w.input_len.max() <= 400
     assert abs(w.input_len.mean() - 300) <= 1 and abs(w.output_len.mean() - 150) <= 1
     note = "sglang.bench_serving --dataset-name random; " + totals
@@ -374,3 +375,48 @@ def test_validate_serving_on_the_whole_file() -> None:
         s = held["by_family"][f]
         line = f"| {word} | {int(s['n'])} | **{s['median_abs']:.3f}** | **{s['p90_abs']:.3f}** |"
         assert line in doc, line
+
+
+def test_a_long_burst_is_simulated_past_the_sequences_held_at_once() -> None:
+    """A burst of 30,000 requests (TensorRT-LLM's perf-overview, 128 in / 128 out) against an
+    engine that runs 1,000 sequences at once: the CAP of 1,000 requests would all start and
+    finish together, so the run is simulated as BURST_WAVES x 1,000 = 3,000 requests. The KV
+    cache does not bind first: Llama 3.1 8B stores 32 layers x 8 KV heads x 128 x 2 (K and V)
+    x 2 bytes = 131,072 B a token, and 1,000 sequences of 256 tokens are 33.6 GB, below the
+    0.9 x (85.52 - 8.0 weights) = 69.8 GB TensorRT-LLM claims on an H100 (less activations)."""
+    from llm_roofline.deploy.deployment import deployment
+    from llm_roofline.sim.serving_engines import serving_engine
+    from llm_roofline.validation.serving import BURST_WAVES, burst_requests
+
+    row = _row(engine="tensorrt-llm", weight_dtype="fp8", load="inf", requests="30000",
+               input_len="128", output_len="128")  # fmt: skip
+    s = map_row(row, 1).setting
+    assert s is not None and s.requests == 1000  # CAP
+    dep = deployment("llama-3.1-8b", "h100-sxm", 1, weight_dtype="fp8")
+    eng = serving_engine("tensorrt-llm", dep, max_seqs=1000)
+    assert BURST_WAVES == 3 and burst_requests(s, dep, eng) == 3000
+    # never more than stated; an open loop at a finite rate keeps its count
+    assert burst_requests(replace(s, stated_requests=2000), dep, eng) == 2000
+    assert burst_requests(replace(s, load=4.0, requests=320), dep, eng) == 320
+    # Where the KV cache binds first: sequences of 32,000 tokens take 32,000 x 131,072 B =
+    # 4.2 GB each, 16 at most in 69.8 GB, so 3 x 16 = 48 requests, fewer than the CAP kept
+    long = replace(s, input_len=30000.0, output_len=2000.0)
+    assert burst_requests(long, dep, eng) == 1000
+
+
+def test_one_sources_rows_are_reported_when_asked_for(tmp_path: Path) -> None:
+    """`validate --serving --source X` reports X's rows: they were read apart from the whole
+    file, and were once matched by object identity, so none was ever reported."""
+    from llm_roofline.validation.serving_fit import validate_serving
+
+    rows = [_row(source_address="https://example.org/a", load="1", requests="100"),
+            _row(source_address="https://example.org/b", load="1", requests="100",
+                 metric="tpot_p50_s", value="0.008")]  # fmt: skip
+    path = tmp_path / "rows.csv"
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(ROW))
+        w.writeheader()
+        w.writerows(rows)
+    rep = validate_serving(path, source="example.org/b")
+    assert rep["rows"] == 1 and rep["simulated"] == 1
+    assert [(f["line"], f["metric"]) for f in rep["row_figures"]] == [(2, "tpot_p50_s")]

@@ -24,7 +24,7 @@ import inspect
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from llm_roofline._core.errors import InputError, LlmRooflineError
 from llm_roofline.deploy.deployment import Deployment, deployment
+from llm_roofline.sim.pools import kv_capacity
 from llm_roofline.sim.simulate import SimResult, simulate
 from llm_roofline.sim.workload import Workload, arrivals, make_workload
 from llm_roofline.validation.serving_figures import metric_family
@@ -58,6 +59,7 @@ Costs = tuple[float, ...]  # an engine's fixed costs, in `serving_knobs()[1]`'s 
 _ENGINES = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm"}
 _ENGINES |= {"nvidia-nim": "tensorrt-llm", "lmdeploy": "lmdeploy", "lmdeploy-turbomind": "lmdeploy"}
 MIN_REQUESTS, CAP, STEP_BUDGET = 100, 1000, 8000
+BURST_WAVES = 3  # a burst simulated as at least three times the sequences held at once
 
 
 @dataclass(frozen=True)
@@ -316,22 +318,46 @@ class Simulations:
                 kv_dtype=s.kv_dtype,
             )
         dep = self.deps[fields]
-        work = self.workload(s, dep.model.max_context)
         knobs: dict[str, Any] = {}
         if self.costs:  # the row's engine, its fixed costs overridden when given
             module = importlib.import_module("llm_roofline.sim.serving_engines")
             over = dict(zip(self.costs, costs, strict=True)) if costs is not None else {}
             name = s.engine if s.engine is not None else module.DEFAULT_ENGINE
             knobs["serving_engine"] = module.serving_engine(name, dep, **over)
+        if s not in self.works:
+            n = burst_requests(s, dep, knobs.get("serving_engine"))
+            self.works[s] = _draw(s, dep.model.max_context, n)
+        work = self.works[s]
         rate = None if s.loop == "concurrency" or math.isinf(s.load) else s.load
         return simulate(dep, work, with_capacity=False, timeline_points=0, rate=rate,
                         cache=self.tables, **knobs)  # fmt: skip
 
-    def workload(self, s: Setting, max_context: int | None = None) -> Workload:
-        """The requests of `s`, drawn once (seed 0)."""
+    def workload(self, s: Setting) -> Workload:
+        """The requests of `s` as simulated (drawn once, seed 0, by `result`)."""
         if s not in self.works:
-            self.works[s] = _draw(s, max_context)
+            self.works[s] = _draw(s, None, s.requests)
         return self.works[s]
+
+
+def burst_requests(s: Setting, dep: Deployment, engine: Any) -> int:
+    """Requests to simulate of a burst (every request sent at t = 0): enough to pass the
+    sequences the engine holds at once, so that the run reaches the steady state in which a
+    long burst spends most of its time. The `CAP` requests of a burst of 30,000 against an
+    engine that runs 2,048 at once would all start together and finish together, a run of a
+    shape the measured one never had. At least BURST_WAVES times the sequences the instance
+    holds (the engine's `max_seqs`, or fewer where the KV cache of requests of the mean
+    length fills first), times the replicas; never more than stated."""
+    if not (s.loop == "rate" and math.isinf(s.load)) or s.stated_requests is None:
+        return s.requests
+    if engine is None or s.stated_requests <= s.requests:
+        return s.requests
+    mean = max(1, int(s.input_len + s.output_len))
+    try:
+        held = kv_capacity(dep, mean, engine) // mean
+    except LlmRooflineError:
+        return s.requests
+    at_once = max(1, min(int(engine.max_seqs), held)) * dep.replicas
+    return min(s.stated_requests, max(s.requests, BURST_WAVES * at_once))
 
 
 # ShareGPT as vLLM's and SGLang's benchmark scripts filter it, when a source states no totals:
@@ -340,8 +366,9 @@ class Simulations:
 _SHAREGPT = (229.711, 203.068)
 
 
-def _draw(s: Setting, max_context: int | None) -> Workload:
-    """The workload of a setting: its lengths (`_sizes`), arrivals by its loop."""
+def _draw(s: Setting, max_context: int | None, requests: int) -> Workload:
+    """The workload of a setting: `requests` of its lengths (`_sizes`), arrivals by its loop."""
+    s = replace(s, requests=requests)
     inp, out = _sizes(s, max_context)
     if s.loop == "concurrency":
         return Workload(

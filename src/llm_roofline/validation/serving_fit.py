@@ -291,8 +291,8 @@ def validate_serving(
     tick(3, 4)
     fit = fit_costs(lin, np.ones(len(done), dtype=bool), sims.costs)
     tick(4, 4)
-    mine = {id(r) for r in rows}
-    shipped = [(r, e) for r, e in zip(done, _errors(done, base), strict=True) if id(r) in mine]
+    mine = {r.line for r in rows}  # by line: `rows` and `every` are read separately
+    shipped = [(r, e) for r, e in zip(done, _errors(done, base), strict=True) if r.line in mine]
     return {
         "rows": len(rows),
         "simulated": len(shipped),
@@ -301,7 +301,7 @@ def validate_serving(
         "not_simulated": [
             {"line": r.line, "source": r.source, "metric": r.metric, "reason": why}
             for r, why in [(r, r.reason) for r in rows if r.setting is None]
-            + [(r, w) for r, w in failed if id(r) in mine]
+            + [(r, w) for r, w in failed if r.line in mine]
         ],
         "shipped": _stats([r for r, _ in shipped], [e for _, e in shipped]),
         "held_out": {**_stats(held_rows, held), "fits": fits},
@@ -323,7 +323,7 @@ def _row_figures(
             "simulated": float(v),
         }
         for r, v in zip(rows, values, strict=True)
-        if id(r) in mine
+        if r.line in mine
     ]
 
 
