@@ -11,7 +11,7 @@ import dataclasses
 from llm_roofline import spec_from_config
 from llm_roofline.planning.fleet_bounds import Shape, instance_shapes, traffic
 from llm_roofline.planning.fleet_request import FleetRequest
-from llm_roofline.planning.fleet_result import Fleet
+from llm_roofline.planning.fleet_result import Draw, Fleet
 from llm_roofline.planning.fleet_search import Search
 from llm_roofline.planning.fleet_why import no_fleet_reason, unsimulated
 from tests.conftest import llama_like, make_chip
@@ -129,6 +129,12 @@ def test_the_closest_fleet_names_the_target_it_missed_most() -> None:
     search.rows = [_fleet(ttft_p90_s=4.06, tpot_p99_s=0.05)]
     assert no_fleet_reason(search, [one], [one], [one], "auto") == (
         "ttft_p90: 4,060 ms against the 1,000 ms target, the closest within 4 chips (2 × test-chip)"
+    )
+    # the same fleet's draw stopped once the miss was certain: a lower bound, said so
+    stopped = (Draw(0, 4.06, 0.05, 20, stopped=True),)
+    search.rows = [_fleet(ttft_p90_s=4.06, tpot_p99_s=0.05, draws=stopped)]
+    assert no_fleet_reason(search, [one], [one], [one], "auto").startswith(
+        "ttft_p90: at least 4,060 ms against the 1,000 ms target"
     )
     # both percentiles met but the pools carry 8 of the 10 requests/s
     search.rows = [_fleet(ttft_p90_s=0.5, tpot_p99_s=0.05, disaggregated=True, capacity_rps=8.0)]

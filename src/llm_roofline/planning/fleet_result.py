@@ -70,12 +70,14 @@ class InstanceSplit:
 @dataclass(frozen=True)
 class Draw:
     """One seeded draw of the traffic simulated on a fleet (its first `requests`): its TTFT
-    p90 and TPOT p99."""
+    p90 and TPOT p99; `stopped`: the run stopped once a target was certain to be missed
+    (`fleet_early`), and the two are lower bounds, at least one past its target."""
 
     seed: int
     ttft_p90_s: float | None
     tpot_p99_s: float | None
     requests: int
+    stopped: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -20,6 +20,7 @@ from typing import Any
 from llm_roofline._core import units
 from llm_roofline.deploy.deployment import Deployment
 from llm_roofline.planning.fleet_bounds import Shape, Traffic
+from llm_roofline.planning.fleet_early import EarlyStop, TargetMissedError
 from llm_roofline.planning.fleet_request import FleetRequest
 from llm_roofline.planning.fleet_result import Draw, Fleet, InstanceSplit
 from llm_roofline.sim.simulate import capacity_rps, simulate
@@ -64,8 +65,10 @@ class Search:
     ) -> None:
         self.deadline = deadline
         self.works = seen.works
+        self.order = list(range(len(seen.works)))  # the draws, hardest first (`_draws`)
         self.work = seen.works[0]
         self.screen = seen.screen
+        self.longest = seen.longest
         self.seed = request.seed
         self.rate = request.rate
         self.out_mean = seen.out_mean
@@ -182,42 +185,68 @@ class Search:
         the full draws would show it later and worse."""
         if self.screen is None:
             return None
-        s = self._simulate(pf, dec, self.screen)
-        t90, t99 = s["ttft_p90_s"], s["tpot_p99_s"]
-        if meets(t90, t99, SCREEN_MISS * self.ttft_s, SCREEN_MISS * self.tpot_s):
+        stop = EarlyStop(
+            SCREEN_MISS * self.ttft_s, SCREEN_MISS * self.tpot_s, pf is not None, SCREEN_MISS
+        )
+        screened = self._simulate(pf, dec, self.screen, stop, self.seed, self.longest)
+        if meets(screened.ttft_p90_s, screened.tpot_p99_s, stop.ttft_s, stop.tpot_s):
             return None
-        return Draw(self.seed, t90, t99, self.screen.requests)
+        return screened
 
-    def _simulate(self, pf: Deployment | None, dec: Deployment, work: Workload) -> Any:
-        """One simulation's summary, at the rate, on the search's server and cache."""
-        s = simulate(
-            dec,
-            work,
-            with_capacity=False,
-            timeline_points=0,
-            rate=self.rate,
-            prefill_pool=pf,
-            cache=self.cache,
-            max_seqs=self.max_seqs,
-            max_batched_tokens=self.budget,
-            serving_engine=self.serving_engine,
-            deadline=self.deadline,
-        ).summary
+    def _simulate(
+        self,
+        pf: Deployment | None,
+        dec: Deployment,
+        work: Workload,
+        stop: EarlyStop,
+        seed: int,
+        reach: int = 0,
+    ) -> Draw:
+        """One simulation's TTFT p90 and TPOT p99, at the rate, on the search's server and
+        cache; stopped once `stop` decides it (`fleet_early`: then lower bounds that miss).
+        `reach`: the step tables' longest context, when above the work's (the screen runs on
+        the tables of the draw of the longest request)."""
+        try:
+            s = simulate(
+                dec,
+                work,
+                with_capacity=False,
+                timeline_points=0,
+                rate=self.rate,
+                prefill_pool=pf,
+                cache=self.cache,
+                max_seqs=self.max_seqs,
+                max_batched_tokens=self.budget,
+                serving_engine=self.serving_engine,
+                deadline=self.deadline,
+                watch=stop,
+                table_context=reach,
+            ).summary
+            draw = Draw(seed, s["ttft_p90_s"], s["tpot_p99_s"], work.requests)
+        except TargetMissedError as m:
+            draw = Draw(seed, m.ttft_p90_s, m.tpot_p99_s, work.requests, stopped=True)
         self.simulations += 1
         if self.progress is not None:  # lets a caller stop a long search between runs
             self.progress(self.done, self.total)
-        return s
+        return draw
 
     def _draws(self, pf: Deployment | None, dec: Deployment) -> tuple[Draw, ...]:
-        """Each seeded draw's TTFT p90 and TPOT p99 on a fleet, in seed order; a miss ends
-        it (the draws after it are not run)."""
+        """Each seeded draw's TTFT p90 and TPOT p99 on a fleet (in seed order); a miss ends
+        it (the draws after it are not run), and a draw stops once it is certain to miss
+        (for a disaggregated fleet, once certain to miss both targets: `fleet_early`). The
+        draws run the last one to fail a fleet first (`order`): a draw hard for one fleet is
+        most often hard for the next, so that a fleet that fails fails on its first run; one
+        that meets runs them all, whatever the order."""
         out: list[Draw] = []
-        for k, work in enumerate(self.works):
-            s = self._simulate(pf, dec, work)
-            out.append(Draw(self.seed + k, s["ttft_p90_s"], s["tpot_p99_s"], work.requests))
-            if not meets(s["ttft_p90_s"], s["tpot_p99_s"], self.ttft_s, self.tpot_s):
+        stop = EarlyStop(self.ttft_s, self.tpot_s, pf is not None)
+        for k in list(self.order):
+            draw = self._simulate(pf, dec, self.works[k], stop, self.seed + k)
+            out.append(draw)
+            if not meets(draw.ttft_p90_s, draw.tpot_p99_s, self.ttft_s, self.tpot_s):
+                self.order.remove(k)
+                self.order.insert(0, k)
                 break
-        return tuple(out)
+        return tuple(sorted(out, key=lambda d: d.seed))
 
     # size: one fleet's pools and counts, its draws and capacity, as the row records them
     def _row(

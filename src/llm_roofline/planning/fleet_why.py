@@ -151,10 +151,12 @@ def _closest(search: Search) -> str:
             f"only {units.sig(near.capacity_rps or 0.0)} of the {units.sig(search.rate, 6)} "
             "requests/s"
         )
+    # a draw stopped once certain to miss (`fleet_early`) gives lower bounds
+    least = "at least " if any(d.stopped for d in near.draws) else ""
     if t99 / search.tpot_s >= (t90 if t90 is not None else math.inf) / search.ttft_s:
-        which = f"tpot_p99: {_ms(t99)} against the {units.sig(search.tpot_s / ms)} ms target"
+        which = f"tpot_p99: {least}{_ms(t99)} against the {units.sig(search.tpot_s / ms)} ms target"
     else:
-        shown = "no first token" if t90 is None else _ms(t90)
+        shown = "no first token" if t90 is None else least + _ms(t90)
         which = f"ttft_p90: {shown} against the {units.sig(search.ttft_s / ms)} ms target"
     return f"{which}, the closest within {chips} ({fleet})"
 

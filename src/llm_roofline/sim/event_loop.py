@@ -21,6 +21,7 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from collections.abc import Callable
 
 from llm_roofline._core.errors import TimeLimitError
 from llm_roofline.sim.entities import DECODE, DONE, WAITING, Instance, Pool, Requests
@@ -29,7 +30,12 @@ from llm_roofline.sim.policy import SchedulingPolicy, make_policy
 from llm_roofline.sim.router import make_router
 from llm_roofline.sim.workload import Workload
 
-__all__ = ["EventLoop", "run"]
+__all__ = ["WATCH_EVERY", "EventLoop", "Watch", "run"]
+
+WATCH_EVERY = 512  # steps between two calls of a run's watcher (`run`'s `watch`)
+# a run's watcher: called with the requests' records and the clock (no later event starts
+# before it); it may raise to stop the run
+Watch = Callable[[Requests, float], None]
 
 
 class EventLoop:
@@ -45,10 +51,12 @@ class EventLoop:
         timeline_points: int,
         stagger_s: float = 0.0,
         deadline: float | None = None,
+        watch: Watch | None = None,
     ) -> None:
         self.reqs = reqs
         self.closed = work.closed_loop
         self.deadline = deadline
+        self.watch = watch
         self.by_pool: list[list[Instance]] = []
         self.policy_of: list[SchedulingPolicy] = []  # each instance's policy, by its index
         for p in pools:
@@ -88,7 +96,7 @@ class EventLoop:
         predictor times it, then its decoders that reached their length leave (`_leave`) and
         its completed prompts emit their first tokens (`_first_token`). The step is written
         out here, not called: it runs some 100,000 times a second."""
-        n, closed, deadline = self.reqs.n, self.closed, self.deadline
+        n, closed = self.reqs.n, self.closed
         busy, pending, handed, inst = self.busy, self.pending, self.handed, self.instances
         policy_of, epoch, state = self.policy_of, self.reqs.epoch, self.reqs.state
         watched, tl = self.watched, self.timeline
@@ -118,8 +126,8 @@ class EventLoop:
             ins.k = k = ins.k + 1
             ins.kv += n_d
             steps += 1
-            if deadline is not None and not steps & 4095 and time.perf_counter() > deadline:
-                raise TimeLimitError("the simulation ran past the time allowed", field="requests")
+            if not steps & (WATCH_EVERY - 1):
+                self._every(steps, t - tau)
             fin = ins.finish
             while fin and fin[0][0] <= k:  # decoders that reached their length
                 _, r, e = heapq.heappop(fin)
@@ -137,6 +145,17 @@ class EventLoop:
             if ins.running or ins.waiting:
                 heapq.heappush(busy, (t, ins.index))
         return self._result(steps)
+
+    def _every(self, steps: int, now: float) -> None:
+        """Every WATCH_EVERY steps, the step just run having started at `now`: the deadline
+        (every 4,096 steps), then the watcher."""
+        late = (
+            self.deadline is not None and not steps & 4095 and time.perf_counter() > self.deadline
+        )
+        if late:
+            raise TimeLimitError("the simulation ran past the time allowed", field="requests")
+        if self.watch is not None:
+            self.watch(self.reqs, now)
 
     def _result(self, steps: int) -> RunResult:
         inst = self.instances
@@ -204,6 +223,7 @@ class EventLoop:
             self.next_new += 1
 
 
+# size: the run's pools, traffic and lengths, router and timeline, and its three stops
 def run(
     pools: list[Pool],
     work: Workload,
@@ -213,12 +233,18 @@ def run(
     timeline_points: int,
     stagger_s: float = 0.0,
     deadline: float | None = None,
+    watch: Watch | None = None,
 ) -> RunResult:
     """Serve every request of `work` on `pools` (one `mixed` pool, or a `prefill` pool then a
     `decode` pool); per-request times and what the loop counted. A closed loop's clients send
     their first requests `stagger_s` apart. The timeline is the last pool's first instance,
     one point per step (`metrics.Timeline`), at most about `timeline_points` of them (none
     when 0). `deadline`: a `time.perf_counter()` value past which the run stops with
-    TimeLimitError (checked every 4,096 steps)."""
-    loop = EventLoop(pools, work, Requests(inp, out), router, timeline_points, stagger_s, deadline)
+    TimeLimitError (checked every 4,096 steps). `watch(requests, now)`: called every
+    WATCH_EVERY steps with the requests' records and the start of the step just run (every
+    later event starts no earlier: a request yet to reach a first token or its last one
+    reaches it after `now`); what it raises ends the run (`plan` stops a run whose target is
+    certain to be missed)."""
+    reqs = Requests(inp, out)
+    loop = EventLoop(pools, work, reqs, router, timeline_points, stagger_s, deadline, watch)
     return loop.run()

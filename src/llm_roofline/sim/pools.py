@@ -144,6 +144,7 @@ class _Cache:
         return value
 
 
+# size: the two pools' deployments, the traffic's lengths, the server's limits, the cache
 def build_pools(
     dep: Deployment,
     prefill_pool: Deployment | None,
@@ -153,13 +154,16 @@ def build_pools(
     budget: int,
     cache: dict[Any, Any] | None = None,
     engine: ServingEngine | None = None,
+    table_context: int = 0,
 ) -> list[Pool]:
     """The simulator's pools: `dep`'s instances serving whole requests, or, with a prefill
     pool, its instances running prompts and `dep`'s decoding them, each scheduling and
     sizing its KV memory as the serving `engine` does (`serving_engines`; without one, the
     simulator before issue 27, "roofline"), at most `max_seqs` sequences and `budget` tokens
     a step. `cache`: a dict kept between runs, holding each instance's KV capacity and step
-    table by what they depend on."""
+    table by what they depend on. The step tables cover contexts up to the longest request,
+    or `table_context` when longer (a caller running shorter traffic on tables it has built
+    for longer)."""
     base = engine if engine is not None else serving_engine("roofline", dep)
     engine = replace(base, max_seqs=max_seqs, max_batched_tokens=budget)
     store = _Cache(cache, engine)
@@ -167,9 +171,10 @@ def build_pools(
     cap = store.once(("kv", *key, longest), lambda: kv_capacity(dep, longest, engine))
     # a step's prompt tokens: the budget, or a whole prompt where prompts are not chunked
     tokens = max(budget, 2, 0 if engine.chunked_prefill else max(inp))
+    reach = max(longest, table_context)
     tab = store.once(
-        ("table", *key, longest, tokens),
-        lambda: StepTable(dep, max_seqs=max_seqs, max_context=longest, max_tokens=tokens),
+        ("table", *key, reach, tokens),
+        lambda: StepTable(dep, max_seqs=max_seqs, max_context=reach, max_tokens=tokens),
     )
     if prefill_pool is None:
         return [engine_pool(engine, tab, cap, dep.replicas)]
@@ -180,8 +185,8 @@ def build_pools(
     pre = engine_pool(
         engine,
         store.once(  # a chunk attends to its prompt's earlier tokens: contexts to the longest
-            ("prefill table", *pkey, longest, tokens),
-            lambda: StepTable(pf, max_seqs=1, max_context=longest, max_tokens=tokens),
+            ("prefill table", *pkey, reach, tokens),
+            lambda: StepTable(pf, max_seqs=1, max_context=reach, max_tokens=tokens),
         ),
         store.once(
             ("kv", *pkey, longest_prompt + 1),

@@ -61,7 +61,7 @@ from llm_roofline.sim.capacity import (
     sustained_capacity,
 )
 from llm_roofline.sim.entities import Pool
-from llm_roofline.sim.event_loop import run
+from llm_roofline.sim.event_loop import Watch, run
 from llm_roofline.sim.metrics import (
     LATENCY_KEYS,
     RunResult,
@@ -161,6 +161,8 @@ def simulate(
     cache: dict[Any, Any] | None = None,
     deadline: float | None = None,
     serving_engine: str | ServingEngine = DEFAULT_ENGINE,
+    watch: Watch | None = None,
+    table_context: int = 0,
     **overrides: Any,
 ) -> SimResult:
     """Serve `work` on `dep` (module docstring); `summary` holds the contract's keys. `rate`:
@@ -169,7 +171,9 @@ def simulate(
     disaggregated: prompts on its instances, decoding on `dep`'s (`disagg_pools` builds both
     from one deployment). `cache`: a dict the caller keeps between runs of the same instances
     (any replica count), so that their step tables are built once (`plan` does). `deadline`:
-    a `time.perf_counter()` value past which the run stops (TimeLimitError).
+    a `time.perf_counter()` value past which the run stops (TimeLimitError). `watch`: the event
+    loop's watcher (`event_loop.run`), which may stop the run by raising. `table_context`: the
+    step tables' longest context when above the work's longest request (`pools.build_pools`).
     `serving_engine`: the engine whose settings serve (`serving_engines.ENGINES`: its
     admission, KV memory, fixed costs and scheduling; "roofline" for the simulator before
     issue 27), `max_seqs`, `max_batched_tokens` and `overrides` (`serving_engines.OVERRIDES`)
@@ -186,9 +190,9 @@ def simulate(
     inp, out = work.input_len.tolist(), work.output_len.tolist()
     longest = _longest(dep, inp, out)
     pools = build_pools(
-        dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache, engine=eng
+        dep, prefill_pool, inp, longest, max_seqs, max_batched_tokens, cache, eng, table_context
     )
-    res = run(pools, work, inp, out, router, timeline_points, deadline=deadline)
+    res = run(pools, work, inp, out, router, timeline_points, deadline=deadline, watch=watch)
     cap_rps = (
         capacity_rps(
             dep,

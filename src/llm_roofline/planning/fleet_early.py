@@ -1,0 +1,77 @@
+"""Stopping a run of `plan`'s search once it is certain to miss (`EarlyStop`): the event loop's
+watcher (`sim.event_loop.run`'s `watch`) reads the requests' records every few hundred steps
+and, from what is already known of every request, bounds the run's TTFT p90 and TPOT p99 from
+below (`lower_percentiles`); when a bound is past its limit, the full run could only be
+further past it, and the run stops with the bounds (`TargetMissedError`).
+
+The bounds: a request with a first token has its time to first token; one that arrived and
+has none will have one after the clock, so at least the clock less its arrival; one yet to
+arrive, at least 0. Likewise a request that finished has its time per output token; one past
+its first token and not finished, at least (clock − first token) / (output − 1); the others at
+least 0. The percentile (numpy's, interpolated, as `sim.metrics.latency_summary` takes it)
+never decreases when a value grows, so the percentile of the bounds is a lower bound on the
+run's; once every request has finished, the bounds are the run's own figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from llm_roofline.sim.entities import Requests
+
+__all__ = ["EarlyStop", "TargetMissedError", "lower_percentiles"]
+
+
+class TargetMissedError(Exception):
+    """A run stopped once a target was certain to be missed, with its lower bounds on TTFT
+    p90 and TPOT p99 (None: no request has a second token)."""
+
+    def __init__(self, ttft_p90_s: float, tpot_p99_s: float | None) -> None:
+        super().__init__("a target is certain to be missed")
+        self.ttft_p90_s = ttft_p90_s
+        self.tpot_p99_s = tpot_p99_s
+
+
+def lower_percentiles(reqs: Requests, now: float) -> tuple[float, float | None]:
+    """Lower bounds on the run's TTFT p90 and TPOT p99 at clock `now` (module docstring)."""
+    a = np.asarray(reqs.arrival)
+    f = np.asarray(reqs.first)
+    z = np.asarray(reqs.finish)
+    o = np.asarray(reqs.out, dtype=np.float64)
+    waiting = np.where(np.isnan(a), 0.0, now - a)  # not arrived: 0
+    ttft = np.maximum(np.where(np.isnan(f), waiting, f - a), 0.0)
+    two = o > 1  # the requests that have a time per output token
+    if not two.any():
+        return float(np.percentile(ttft, 90)), None
+    f2, z2, o2 = f[two], z[two], o[two] - 1.0
+    decoding = np.where(np.isnan(f2), 0.0, (now - f2) / o2)  # no first token yet: 0
+    tpot = np.maximum(np.where(np.isnan(z2), decoding, (z2 - f2) / o2), 0.0)
+    return float(np.percentile(ttft, 90)), float(np.percentile(tpot, 99))
+
+
+@dataclass(frozen=True)
+class EarlyStop:
+    """When a run may stop: once TTFT p90 is certain to pass `ttft_s` or TPOT p99 `tpot_s`
+    (the run is then failed); with `both`, only once both are also certain to pass `ttft_s /
+    slack` and `tpot_s / slack` (a disaggregated fleet grows the pool of each target missed at
+    those, `fleet_ladders._grow`, so the run must show each)."""
+
+    ttft_s: float
+    tpot_s: float
+    both: bool = False
+    slack: float = 1.0
+
+    def missed(self, t90: float, t99: float | None) -> bool:
+        """The bounds (or a finished run's figures) decide the run: failed, and with `both`,
+        each target missed at its limit over `slack`."""
+        p99 = 0.0 if t99 is None else t99
+        if not (t90 > self.ttft_s or p99 > self.tpot_s):
+            return False
+        return not self.both or (t90 > self.ttft_s / self.slack and p99 > self.tpot_s / self.slack)
+
+    def __call__(self, reqs: Requests, now: float) -> None:
+        """The watcher: raises TargetMissedError when the run is decided."""
+        t90, t99 = lower_percentiles(reqs, now)
+        if self.missed(t90, t99):
+            raise TargetMissedError(t90, t99)
