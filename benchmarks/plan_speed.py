@@ -6,7 +6,8 @@ default), the library call as the command line makes it (every shape's bounds, t
 simulations, the best fleet's capacity), against a baseline measured in the same run: numpy
 sorting 10 million floats. Median of 5 (`python benchmarks/plan_speed.py 3` for fewer), wall
 clock and this process's CPU time (the machine is shared: the CPU time is what the search
-costs). Target (issue #27): at most 5 s each on the 2-core development machine.
+costs), and the fleet each chose. Target (issue #27): at most 5 s each on the 2-core
+development machine.
 
 The last line printed is one machine-readable JSON record.
 """
@@ -21,7 +22,7 @@ import time
 import numpy as np
 
 from llm_roofline.deploy.deployment import deployment
-from llm_roofline.planning.fleet_plan import plan
+from llm_roofline.planning.fleet_plan import Fleet, plan
 from llm_roofline.sim.simulate import simulate
 from llm_roofline.sim.workload import make_workload
 
@@ -122,11 +123,24 @@ def one_simulation() -> dict[str, float]:
     return {"first_run_s": first, "later_run_median_s": later, "table_s": first - later}
 
 
+def _fleet(f: Fleet | None) -> str:
+    """The chosen fleet in a few words (a change in the search shows as a change here)."""
+    if f is None:
+        return "none"
+    pools = (
+        f"{f.prefill_instances} + {f.decode_instances} instances (prefill + decode)"
+        if f.disaggregated
+        else f"{f.replicas} × tp {f.tp} pp {f.pp}"
+    )
+    return f"{f.chips} × {f.hardware}, {pools}, ${f.usd_per_hour:.2f}/hour"
+
+
 def main() -> None:
     base: list[float] = []
     times: dict[str, list[float]] = {q: [] for q in QUESTIONS}
     cpu: dict[str, list[float]] = {q: [] for q in QUESTIONS}
     searched: dict[str, dict[str, float]] = {}
+    best: dict[str, str] = {}
     for _ in range(RUNS):
         x = np.random.default_rng(0).random(10_000_000)
         t0 = time.perf_counter()
@@ -140,6 +154,7 @@ def main() -> None:
             times[q].append(time.perf_counter() - t0)
             cpu[q].append(time.process_time() - c0)
             searched[q] = {k: v for k, v in res.searched.items() if k != "seconds"}
+            best[q] = _fleet(res.best)
     b = statistics.median(base)
     record: dict[str, object] = {"runs": RUNS, "baseline_median_s": b, "target_s": TARGET_S}
     for q in QUESTIONS:
@@ -149,9 +164,15 @@ def main() -> None:
             f"{q}: median {m:.2f} s, CPU {c:.2f} s ({m / b:.1f}x the sort baseline of "
             f"{b:.3f} s); "
             f"{s['instance_shapes']} shapes, {s['pruned_by_bound']} pruned, "
-            f"{s['simulations']} simulations"
+            f"{s['simulations']} simulations; best {best[q]}"
         )
-        record[q] = {"median_s": m, "cpu_median_s": c, "ratio_to_baseline": m / b, **s}
+        record[q] = {
+            "median_s": m,
+            "cpu_median_s": c,
+            "ratio_to_baseline": m / b,
+            "best": best[q],
+            **s,
+        }
     one = one_simulation()
     print(
         "one simulation of 2,000 requests (8B, six H100s, 200 req/s): "

@@ -143,3 +143,12 @@ def test_step_tables_reach_is_shared_through_the_cache() -> None:
     own = simulate(dep, short, with_capacity=False, timeline_points=0)
     for key in ("ttft_p90_s", "tpot_p99_s"):
         assert math.isclose(shared.summary[key], own.summary[key], rel_tol=0.02)
+
+
+def test_a_stopped_draw_says_so() -> None:
+    """The answer's JSON marks a stopped draw, and its fleet reads as stopped (the command
+    line's frontier then writes its figures as "≥")."""
+    from llm_roofline.planning.fleet_result import Draw
+
+    assert Draw(1, 1.2, 0.07, 2000, stopped=True).as_dict()["stopped"] is True
+    assert Draw(0, 0.3, 0.02, 2000).as_dict()["stopped"] is False

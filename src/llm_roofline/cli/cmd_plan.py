@@ -206,15 +206,16 @@ def _print_best(res: PlanResult, ttft_ms: float, tpot_ms: float) -> None:
 
 def _print_frontier(fleets: list[Fleet], ttft_ms: float, tpot_ms: float) -> None:
     """The fleets simulated that no other beats, both times in ms as the targets are given,
-    each to the digits that show which side of its target it falls."""
+    each to the digits that show which side of its target it falls ("≥": a lower bound, the
+    run stopped once a target was certain to be missed)."""
     rows = [
         (
             r.hardware,
             str(r.chips),
             _shape(r),
             fmt_money(r.usd_per_hour),
-            ms_text(r.ttft_p90_s, ttft_ms),
-            ms_text(r.tpot_p99_s, tpot_ms),
+            ("≥ " if r.stopped else "") + ms_text(r.ttft_p90_s, ttft_ms),
+            ("≥ " if r.stopped else "") + ms_text(r.tpot_p99_s, tpot_ms),
             _meets(r, ttft_ms, tpot_ms),
         )
         for r in fleets

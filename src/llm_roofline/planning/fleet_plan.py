@@ -21,16 +21,18 @@ deployment's engine) meet both targets at that rate.
    reported, each draw's in `draws`): percentiles of a few thousand requests vary from draw
    to draw, most with long-tailed lengths (sharegpt-like), and one lucky draw must not
    decide; a fleet missing a target by over 25% on the screen (the first quarter of the
-   first draw's requests) is out before the draws. Each candidate is a ladder of fleets
-   (`fleet_ladders`), and the cheapest fleet pending on any ladder is simulated next; a
-   ladder whose next fleet is no cheaper than the best found is dropped. For one instance
-   shape, the fewest replicas meeting both targets: from the bound's, growing by a quarter
-   until the targets are met, then bisecting back. (The targets are taken to be met at any
-   count above one that meets them.) Disaggregated: the two best prefill shapes and the two
-   best decode shapes by their bounds, paired; prefill instances are added while TTFT
-   misses, decode instances while TPOT misses, then each pool is trimmed while both targets
-   still hold. A fleet whose percentiles meet must also keep up with the rate: its simulated
-   capacity at least `HEADROOM` times it.
+   first draw's requests) is out before the draws. The draw that last failed a fleet runs
+   first, and a run stops once a target is certain to be missed (`fleet_early`: its figures
+   are then lower bounds past the target; a fleet that meets ran every draw to the end).
+   Each candidate is a ladder of fleets (`fleet_ladders`), and the cheapest fleet pending on
+   any ladder is simulated next; a ladder whose next fleet is no cheaper than the best found
+   is dropped. For one instance shape, the fewest replicas meeting both targets: from the
+   bound's, growing by a quarter until the targets are met, then bisecting back. (The
+   targets are taken to be met at any count above one that meets them.) Disaggregated: the
+   two best prefill shapes and the two best decode shapes by their bounds, paired; prefill
+   instances are added while TTFT misses, decode instances while TPOT misses, then each pool
+   is trimmed while both targets still hold. A fleet whose percentiles meet must also keep up
+   with the rate: its simulated capacity at least `HEADROOM` times it.
 3. Every simulated fleet is a candidate; `candidates` is their frontier on cost per hour, TTFT
    p90 and TPOT p99 (no other candidate is as good on all three and better on one). Of two
    fleets of equal cost the first found is kept. `capacity_rps` of the best: the simulated

@@ -85,6 +85,7 @@ class Draw:
             "requests": self.requests,
             "ttft_p90_s": self.ttft_p90_s,
             "tpot_p99_s": self.tpot_p99_s,
+            "stopped": self.stopped,
         }
 
 
@@ -122,6 +123,12 @@ class Fleet(JsonRecord):
     prefill_split: InstanceSplit | None = None
     decode_split: InstanceSplit | None = None
     draws: tuple[Draw, ...] = ()
+
+    @property
+    def stopped(self) -> bool:
+        """A draw of it stopped once a target was certain to be missed: its percentiles are
+        lower bounds (`Draw.stopped`)."""
+        return any(d.stopped for d in self.draws)
 
     def as_dict(self) -> dict[str, Any]:
         """The fleet as a row of the answer's `candidates` (disaggregated: the pools' splits,

@@ -152,7 +152,7 @@ def _closest(search: Search) -> str:
             "requests/s"
         )
     # a draw stopped once certain to miss (`fleet_early`) gives lower bounds
-    least = "at least " if any(d.stopped for d in near.draws) else ""
+    least = "at least " if near.stopped else ""
     if t99 / search.tpot_s >= (t90 if t90 is not None else math.inf) / search.ttft_s:
         which = f"tpot_p99: {least}{_ms(t99)} against the {units.sig(search.tpot_s / ms)} ms target"
     else:
