@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from llm_roofline.cli._common import deployment_from_args, positive_int
+from llm_roofline.cli._common import positive_int
 
 if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment
@@ -48,10 +48,11 @@ def add_prefill_flags(g: argparse._ArgumentGroup) -> None:
 def pools_from_args(
     args: argparse.Namespace, dep: Deployment
 ) -> tuple[Deployment | None, Deployment]:
-    """(the prefill pool, the decode pool) of --disagg P:D, each instance of its own shape;
-    (None, `dep`) without --disagg. A prefill flag without --disagg is refused, naming it."""
+    """(the prefill pool, the decode pool) of --disagg P:D, each instance of its own shape
+    (`sim.pool_shapes.shaped_pools`, as the web's /api/simulate builds them); (None, `dep`)
+    without --disagg. A prefill flag without --disagg is refused, naming it."""
     from llm_roofline._core.errors import InputError
-    from llm_roofline.sim.simulate import disagg_pools, parse_disagg
+    from llm_roofline.sim.pool_shapes import shaped_pools
 
     given = [f for f in PREFILL_FLAGS if getattr(args, f, None) is not None]
     if not args.disagg:
@@ -59,23 +60,14 @@ def pools_from_args(
             flag = "--" + given[0].replace("_", "-")
             raise InputError(f"{flag} shapes the prefill pool of --disagg P:D", field=given[0])
         return None, dep
-    p, d = parse_disagg(args.disagg)
-    _, dec = disagg_pools(dep, 1, d)
-    if not given:
-        pf, _ = disagg_pools(dep, p, 1)
-        return pf, dec
-    one = argparse.Namespace(
-        **{
-            **vars(args),
-            "tp": args.prefill_tp,
-            "pp": args.prefill_pp,
-            "ep": args.prefill_ep,
-            "replicas": 1,
-        }
+    return shaped_pools(
+        dep,
+        args.disagg,
+        chips=args.prefill_chips,
+        tp=args.prefill_tp,
+        pp=args.prefill_pp,
+        ep=args.prefill_ep,
     )
-    pf_one = deployment_from_args(one, chips=args.prefill_chips or dep.instance_chips)
-    pf, _ = disagg_pools(pf_one, p, 1)
-    return pf, dec
 
 
 def pools_text(dep: Deployment, pf: Deployment) -> str:

@@ -1,7 +1,8 @@
 """The API route of the page's simulation view (`/api/simulate`): the request's deployment
-(`request_deployment.deployment_of`) served a traffic step by step by the library's simulator,
-within a bound on the work one web request may ask for. The function's name is part of the
-OpenAPI contract (its operationId is derived from it)."""
+(`request_deployment.deployment_of`; disaggregated, its prefill and decode pools, each
+instance of its own shape: `pool_shapes.shaped_pools`) served a traffic step by step by the
+library's simulator, within a bound on the work one web request may ask for. The function's
+name is part of the OpenAPI contract (its operationId is derived from it)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,31 @@ def _curve_requests(
     return per_point
 
 
+def _pools(req: SimulateRequest) -> tuple[Deployment | None, Deployment]:
+    """(the prefill pool, the decode pool) of `disagg` "P:D", a prefill instance of the shape
+    the prefill_ fields give (`pool_shapes.shaped_pools`, as `simulate --prefill-...`); (None,
+    the deployment) without `disagg`, where a prefill field is refused, naming it."""
+    from llm_roofline.sim.pool_shapes import PREFILL_FIELDS, shaped_pools
+
+    dep = deployment_of(req)
+    given = [f for f in PREFILL_FIELDS if getattr(req, f) is not None]
+    if req.disagg is None:
+        if given:
+            raise InputError(
+                f"{given[0]} shapes the prefill pool of a disaggregated fleet: give disagg P:D too",
+                field=given[0],
+            )
+        return None, dep
+    return shaped_pools(
+        dep,
+        req.disagg,
+        chips=req.prefill_chips,
+        tp=req.prefill_tp,
+        pp=req.prefill_pp,
+        ep=req.prefill_ep,
+    )
+
+
 def _workload(req: SimulateRequest, dep: Deployment) -> Workload:
     """The request's traffic, its lengths capped at the model's trained context."""
     from llm_roofline.sim.workload import make_workload
@@ -167,13 +193,9 @@ def simulate(req: SimulateRequest) -> dict[str, Any]:
     with the latency percentiles against load up to the capacity (`latency_vs_load`) and the
     first instance's queue and KV memory over the run (`timeline`, at most 300 points). An
     open loop offering more than the capacity is `stable: false`, its percentiles null."""
-    from llm_roofline.sim.simulate import disagg_pools, parse_disagg
     from llm_roofline.sim.simulate import simulate as run
 
-    dep = deployment_of(req)
-    pf = None
-    if req.disagg is not None:
-        pf, dep = disagg_pools(dep, *parse_disagg(req.disagg))
+    pf, dep = _pools(req)
     work = _workload(req, dep)
     eng = _engine(req, pf or dep)
     batched_tokens(eng.max_seqs, eng.max_batched_tokens)  # before the work cap divides by it

@@ -105,7 +105,8 @@ class SimulateRequest(SystemQuery):
     """A traffic served on the deployment, as `llm-roofline simulate`: an open loop at `rate`
     requests/s or a closed loop of `concurrency` clients (exactly one), lengths, the server's
     limits, SLO targets for goodput, and `disagg` "P:D" for P prefill and D decode instances
-    (each one instance of the deployment)."""
+    (each one instance of the deployment; a prefill instance of its own chips and split with
+    `prefill_chips`, `prefill_tp`, `prefill_pp`, `prefill_ep`, as `simulate --prefill-...`)."""
 
     rate: float | None = _positive(le=1e6, description="requests/s (open loop)")
     concurrency: StrictInt | None = Field(
@@ -155,8 +156,24 @@ class SimulateRequest(SystemQuery):
     disagg: str | None = Field(
         None,
         max_length=32,
-        description="P:D prefill and decode instances, each one instance of the deployment",
+        description="P:D prefill and decode instances: a decode instance is one instance of "
+        "the deployment; a prefill instance is too, unless the prefill_ fields shape it",
         examples=["1:3"],
+    )
+    prefill_chips: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="with disagg: chips of one prefill instance (null: a decode instance's)",
+    )
+    prefill_tp: StrictInt | None = Field(
+        None, ge=1, le=4096, description="with disagg: a prefill instance's tp (null: chosen)"
+    )
+    prefill_pp: StrictInt | None = Field(
+        None, ge=1, le=4096, description="with disagg: a prefill instance's pp (null: chosen)"
+    )
+    prefill_ep: StrictInt | None = Field(
+        None, ge=1, le=4096, description="with disagg: a prefill instance's ep (null: chosen)"
     )
 
 
