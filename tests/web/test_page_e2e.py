@@ -839,7 +839,9 @@ def test_planning_view_inputs_round_trip_in_the_url(server: str, browser: Any) -
     shown = {f"p.{k}": v for k, v in p.controls("#planning").items()}
     assert shown["p.rate"] == "7" and shown["p.input_len"] == "256"
     assert shown["p.length_dist"] == "lognormal" and shown["p.tpot_p99_ms"] == "35"
-    assert shown["p.requests"] == "300" and shown["p.seed"] == "4"
+    assert shown["p.requests"] == "300"
+    # Simulate's seed (the plan's first draw's is its own, p.plan_seed)
+    assert page.input_value('#planning [name="seed"][data-for="sim"]') == "4"
     assert shown["p.router"] == "least-loaded" and shown["p.max_chips"] == "16"
     assert shown["p.hardware"] == "h100-sxm,mi300x"
     assert page.input_value('#planning [name="disagg"][data-for="sim"]') == "1:2"
@@ -1005,8 +1007,14 @@ def test_planning_view_plans_a_fleet(server: str, browser: Any, tmp_path: Path) 
     assert "binding" in p.text('#plan_best td[data-key="margins"]')
     assert p.text('#plan_best td[data-key="simulate_command"]').startswith("llm-roofline simulate")
     chips = p.text('#plan_best td[data-key="chips"]')
+    # the button fills the fleet in and simulates it (tests/web/test_page_plan_fleet_e2e.py)
     page.click("#plan_use")
     assert page.input_value("#chips") == chips.replace(",", "")
+    page.wait_for_selector(
+        "#planning[data-sim-state=done], #planning[data-sim-state=error]", timeout=300_000
+    )
+    p.settle()
+    assert page.get_attribute("#planning", "data-sim-state") == "done", p.text("#p_error")
 
     # two chips, one of which loses without a simulation: named, with why (at 20 requests/s
     # four RTX 4090s, $1.36/hour, meet both targets; any H100 fleet costs at least $3.99/hour)

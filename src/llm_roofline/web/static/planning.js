@@ -163,18 +163,23 @@ async function runSimulate() {
   } finally { release(); }
 }
 
+// a disaggregated simulation's two pools, read from its answer's deployments, in a plan's
+// fleet's terms (each pool's instances, one instance's chips and split), for fleetText
+function simPools(r) {
+  const one = (d) => ({ chips: d.chips / d.replicas, tp: d.tp, pp: d.pp, ep: d.ep });
+  const d = r.deployment, pf = r.prefill_deployment;
+  return { disaggregated: true, prefill_instances: pf.replicas, decode_instances: d.replicas, prefill_split: one(pf), decode_split: one(d) };
+}
 const ms = (a) => a.map((v) => (v === null || v === undefined ? null : v * 1e3));
 function drawSimulation(r, asked) {
   const out = $("sim_out");
   out.hidden = false;
   out.classList.remove("outdated", "failed");
-  const dep = r.disaggregated
-    ? `disaggregated: ${r.prefill_instances} prefill + ${r.decode_instances} decode instances (${r.split})`
-    : r.split;
+  const dep = r.disaggregated && r.prefill_deployment ? `disaggregated: ${fleetText(simPools(r))}` : r.split;
   $("sim_head").innerHTML = (r.stable
     ? `<b class="ok" id="sim_stable">stable</b>`
     : `<b class="bad" id="sim_stable">UNSTABLE</b> ${fmtRate(r.offered_rps)} requests/s offered, more than the ${fmtRate(r.capacity_rps)} this deployment sustains: the queue grows without bound, so these percentiles are those of the requests simulated and grow with their number.`)
-    + ` <span class="muted">${esc(r.workload)}; ${esc(dep)}; engine ${esc(r.engine)}</span>`;
+    + ` <span class="muted">${esc(r.workload)}; <span id="sim_fleet">${esc(dep)}</span>; engine ${esc(r.engine)}</span>`;
   const rows = [["time to first token", "ttft"], ["time per output token", "tpot"], ["end to end", "e2e"]];
   $("sim_table").innerHTML = "<tr><th></th><th>p50</th><th>p90</th><th>p99</th><th>mean</th></tr>" +
     rows.map(([name, k]) => `<tr><th>${name}</th>` + ["p50", "p90", "p99", "mean"].map((q) => `<td data-key="${k}_${q}_s">${fmtTime(r[`${k}_${q}_s`])}</td>`).join("") + "</tr>").join("");
@@ -255,7 +260,10 @@ function topPrice(dep) {
 function showChosen() {
   const sel = VIEW().querySelector('select[name="hardware"]');
   const chosen = [...sel.selectedOptions].map((o) => o.value);
-  $("p_hw_chosen").textContent = chosen.length ? "chosen: " + chosen.join(", ") : "none chosen";
+  const line = chosen.length ? "chosen: " + chosen.join(", ") : "none chosen";
+  // written only when it changes: rewriting it lays the list out again, and Chromium then
+  // scrolls the page to the list's chosen option (a click landing as the page moves is lost)
+  if ($("p_hw_chosen").textContent !== line) $("p_hw_chosen").textContent = line;
 }
 // the plan's hardware choices, each with the price it will be costed at
 function labelHardware() {
@@ -272,7 +280,8 @@ function labelHardware() {
 function fleetText(b) {
   if (b.disaggregated) {
     const ps = b.prefill_split || {}, ds = b.decode_split || {};
-    return `${b.prefill_instances} prefill × ${ps.chips} (tp ${ps.tp} · pp ${ps.pp}) + ${b.decode_instances} decode × ${ds.chips} (tp ${ds.tp} · pp ${ds.pp})`;
+    const split = (x) => `tp ${x.tp} · pp ${x.pp}` + (x.ep > 1 ? ` · ep ${x.ep}` : "");
+    return `${b.prefill_instances} prefill × ${ps.chips} (${split(ps)}) + ${b.decode_instances} decode × ${ds.chips} (${split(ds)})`;
   }
   const dp = b.dp > 1 ? ` · dp ${b.dp}` : "";
   return `${b.replicas} × ${b.instance_chips} chip${b.instance_chips > 1 ? "s" : ""} (tp ${b.tp} · pp ${b.pp} · ep ${b.ep}${dp})`;
@@ -286,18 +295,54 @@ function standing(b) {
   return `runs at ${util} of its capacity; margin TTFT p90 ${pct(m.ttft_p90)}, TPOT p99 ${pct(m.tpot_p99)}; binding: ${b.binding === "tpot_p99" ? "TPOT p99" : b.binding === "ttft_p90" ? "TTFT p90" : "–"}`;
 }
 
-// put a plan's fleet into the deployment controls and Simulate's P:D field (its traffic and
-// targets are the forms' shared fields already)
+// the flags of a `simulate` command, --name value -> {name: value} (--max-seqs: max_seqs)
+function commandFlags(cmd) {
+  const words = String(cmd || "").trim().split(/\s+/), out = {};
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (words[i].startsWith("--") && !words[i + 1].startsWith("--")) out[words[i].slice(2).replace(/-/g, "_")] = words[i + 1];
+  }
+  return out;
+}
+// a plan's fleet into the deployment controls and Simulate's form as its `simulate` command
+// has it (the decode instance's shape at the top; P:D and a prefill instance's shape; the
+// traffic, the server's limits and the seed of its reported draw), then simulated: the same
+// simulation the plan ran. The targets stay as typed; any other Simulate field the command
+// leaves out goes back to its default, as the command line's would. A plan that was current
+// stays so: what it was asked is unchanged (the fields it shares with Simulate get the values
+// it ran with), unless a price set above for another chip has to go.
 function useFleet(b) {
-  const set = (el, v) => { el.value = v === null || v === undefined ? "" : String(v); el.dispatchEvent(new Event("change", { bubbles: true })); };
-  const one = b.disaggregated ? b.decode_split : { chips: b.instance_chips, tp: b.tp, pp: b.pp };
-  set($("hardware"), b.hardware);
-  set($("chips"), b.disaggregated ? one.chips : b.chips);
-  set($("tp"), one.tp);
-  set($("pp"), one.pp);
-  set($("replicas"), b.disaggregated ? 1 : b.replicas);
-  set(VIEW().querySelector('input[name="disagg"][data-for="sim"]'), b.disaggregated ? `${b.prefill_instances}:${b.decode_instances}` : "");
+  const flags = commandFlags(b.simulate_command);
+  const current = ranOn.plan !== null && ranOn.plan === resultKey(LR.deployment(), "plan");
+  const set = (el, v) => {
+    v = v === null || v === undefined ? "" : String(v);
+    if (el.value === v) return;
+    LR.setControl(el, v);
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+  // a catalog model (an uploaded config.json the plan ran on stays chosen)
+  if ([...$("model").options].some((o) => o.value === flags.model)) set($("model"), flags.model);
+  // the price above is that of the chip above: another chip is at the catalog's
+  const repriced = flags.hardware !== $("hardware").value && $("price").value.trim() !== "";
+  if (repriced) set($("price"), "");
+  for (const id of ["hardware", "weight_dtype", "kv_dtype", "engine"]) if (flags[id] !== undefined) set($(id), flags[id]);
+  for (const id of ["chips", "tp", "pp", "ep", "replicas"]) set($(id), flags[id]);
+  set($("overlap"), "full"); // the command line's default, as plan times its fleets
+  if ($("pad_heads").checked) { $("pad_heads").checked = false; $("pad_heads").dispatchEvent(new Event("change", { bubbles: true })); }
+  if ($("chip_state").classList.contains("edited")) $("chip_reset").click(); // the catalog's chip
+  for (const el of fields()) {
+    if (!(el.dataset.for || "").split(" ").includes("sim") || el.dataset.sim) continue;
+    set(el, flags[el.name] !== undefined ? flags[el.name] : defaults.get(el));
+  }
+  showPrefill();
+  if (current && !repriced) { ranOn.plan = resultKey(LR.deployment(), "plan"); outdated(); }
   $("sim_run").scrollIntoView({ block: "center" });
+  return runSimulate();
+}
+// a prefill instance's shape fields show for a disaggregated fleet (or while they hold a value)
+function showPrefill() {
+  const disagg = VIEW().querySelector('input[name="disagg"][data-for="sim"]');
+  const own = [...$("p_prefill").querySelectorAll("input")].some((el) => el.value.trim() !== "");
+  $("p_prefill").hidden = !(disagg.value.trim() || own);
 }
 
 function drawPlan(r, asked) {
@@ -334,10 +379,9 @@ function drawPlan(r, asked) {
   $("plan_best").innerHTML += Object.entries(s.unsimulated || {}).map(([h, why]) =>
     `<tr class="lost"><th>${esc(h)}</th><td data-lost="${esc(h)}">${esc(why)}</td></tr>`).join("");
   if (b) {
-    // the best fleet into the deployment controls and Simulate's form: pools of one shape
-    // only (the command above takes pools of two)
-    const same = !b.disaggregated || JSON.stringify(b.prefill_split) === JSON.stringify(b.decode_split);
-    $("plan_best").innerHTML += `<tr><th></th><td><button id="plan_use" type="button"${same ? "" : " disabled title=\"its two pools differ in shape: run the simulate command above\""}>Simulate this fleet</button></td></tr>`;
+    // the best fleet into the deployment controls and Simulate's form, each pool its own
+    // shape, and simulated as the command above
+    $("plan_best").innerHTML += `<tr><th></th><td><button id="plan_use" type="button">Simulate this fleet</button></td></tr>`;
     $("plan_use").addEventListener("click", () => useFleet(b));
   }
   const cands = r.candidates || [];
@@ -372,8 +416,9 @@ LR.on("controls", () => {
   labelHardware();
   for (const el of fields()) defaults.set(el, valueOf(el));
   readUrl();
-  for (const el of fields()) for (const ev of ["input", "change"]) el.addEventListener(ev, () => { writeUrl(); check(); outdated(); showChosen(); });
+  for (const el of fields()) for (const ev of ["input", "change"]) el.addEventListener(ev, () => { writeUrl(); check(); outdated(); showChosen(); showPrefill(); });
   check();
+  showPrefill();
   showChosen();
   $("sim_run").addEventListener("click", runSimulate);
   $("plan_run").addEventListener("click", runPlan);
