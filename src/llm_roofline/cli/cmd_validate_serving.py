@@ -26,7 +26,7 @@ def add_serving_flags(v: argparse.ArgumentParser) -> None:
         help="simulate every row of tests/data/serving_measurements.csv (published serving "
         "benchmarks under load) and report |ln(simulated/measured)| by metric, source and "
         "engine, with the serving engines' fixed costs fitted leaving one source out "
-        "(about a minute; --engine, --cv and --out do not apply)",
+        "(about 4 minutes; --engine, --cv and --out do not apply)",
     )
     v.add_argument(
         "--source",
