@@ -29,7 +29,9 @@ def test_measure_a_tiny_decode_grid(tmp_path: Path) -> None:
         # (this machine: 0.10-0.33 of the measured time, Python and small-matmul overheads),
         # up to the noise of timing the peaks and the step at different moments on a shared
         # 2-core machine: one run in ten measured a 256-wide matmul or a 32 MiB copy slowly
-        # enough to put the bound at 1.2x the step, so the check allows 1.5x
+        # enough to put the bound at 1.2x the step, so the check allows 1.5x; the peaks are
+        # now the faster of a measurement before the grid and one after (a run of `make test`
+        # beside other work once put the bound at 2.65x the step with the peaks measured once)
         assert p.predicted_s <= 1.5 * p.measured_s, (p.predicted_s, p.measured_s)
     # the record is written in the catalog's schema and loads back with get_hardware(path)
     path = tmp_path / "this-machine.toml"
