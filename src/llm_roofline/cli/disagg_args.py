@@ -51,23 +51,10 @@ def pools_from_args(
     """(the prefill pool, the decode pool) of --disagg P:D, each instance of its own shape
     (`sim.pool_shapes.shaped_pools`, as the web's /api/simulate builds them); (None, `dep`)
     without --disagg. A prefill flag without --disagg is refused, naming it."""
-    from llm_roofline._core.errors import InputError
-    from llm_roofline.sim.pool_shapes import shaped_pools
+    from llm_roofline.sim.pool_shapes import pools_of
 
-    given = [f for f in PREFILL_FLAGS if getattr(args, f, None) is not None]
-    if not args.disagg:
-        if given:
-            flag = "--" + given[0].replace("_", "-")
-            raise InputError(f"{flag} shapes the prefill pool of --disagg P:D", field=given[0])
-        return None, dep
-    return shaped_pools(
-        dep,
-        args.disagg,
-        chips=args.prefill_chips,
-        tp=args.prefill_tp,
-        pp=args.prefill_pp,
-        ep=args.prefill_ep,
-    )
+    shape = {f: getattr(args, f, None) for f in PREFILL_FLAGS}
+    return pools_of(dep, args.disagg, shape, say=lambda f: "--" + f.replace("_", "-"))
 
 
 def pools_text(dep: Deployment, pf: Deployment) -> str:

@@ -8,6 +8,7 @@ fleet `plan` chose is simulated as it stands."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from llm_roofline._core.checks import positive_int
@@ -17,7 +18,7 @@ from llm_roofline.sim.pools import disagg_pools, parse_disagg
 if TYPE_CHECKING:
     from llm_roofline.deploy.deployment import Deployment
 
-__all__ = ["PREFILL_FIELDS", "prefill_instance", "shaped_pools"]
+__all__ = ["PREFILL_FIELDS", "pools_of", "prefill_instance", "shaped_pools"]
 
 PREFILL_FIELDS = ("prefill_chips", "prefill_tp", "prefill_pp", "prefill_ep")
 # the deployment's fields a prefill instance's error names, as the prefill field that set it
@@ -102,3 +103,33 @@ def shaped_pools(
         return pf, dec
     pf, _ = disagg_pools(prefill_instance(dep, chips, tp, pp, ep), p, 1)
     return pf, dec
+
+
+def pools_of(
+    dep: Deployment,
+    disagg: str | None,
+    shape: Mapping[str, int | None],
+    say: Callable[[str], str] = str,
+) -> tuple[Deployment | None, Deployment]:
+    """(the prefill pool, the decode pool) of `disagg` with the prefill instance's `shape`
+    (`PREFILL_FIELDS` to a value or None), as `shaped_pools`; without `disagg`, (None, `dep`),
+    a prefill field given refused, named as its caller calls it (`say`: a flag, a field).
+
+    >>> from llm_roofline.deploy.deployment import deployment
+    >>> pools_of(deployment("llama-3.1-8b", "h100-sxm", 1), None, {"prefill_tp": 2})
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    llm_roofline._core.errors.InputError: prefill_tp shapes the prefill ...: give disagg P:D too
+    """
+    given = [f for f in PREFILL_FIELDS if shape.get(f) is not None]
+    if not disagg:
+        if given:
+            raise InputError(
+                f"{say(given[0])} shapes the prefill pool of a disaggregated fleet: "
+                f"give {say('disagg')} P:D too",
+                field=given[0],
+            )
+        return None, dep
+    chips, tp, pp, ep = (shape.get(f) for f in PREFILL_FIELDS)
+    return shaped_pools(dep, disagg, chips=chips, tp=tp, pp=pp, ep=ep)

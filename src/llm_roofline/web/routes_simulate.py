@@ -100,25 +100,10 @@ def _pools(req: SimulateRequest) -> tuple[Deployment | None, Deployment]:
     """(the prefill pool, the decode pool) of `disagg` "P:D", a prefill instance of the shape
     the prefill_ fields give (`pool_shapes.shaped_pools`, as `simulate --prefill-...`); (None,
     the deployment) without `disagg`, where a prefill field is refused, naming it."""
-    from llm_roofline.sim.pool_shapes import PREFILL_FIELDS, shaped_pools
+    from llm_roofline.sim.pool_shapes import PREFILL_FIELDS, pools_of
 
     dep = deployment_of(req)
-    given = [f for f in PREFILL_FIELDS if getattr(req, f) is not None]
-    if req.disagg is None:
-        if given:
-            raise InputError(
-                f"{given[0]} shapes the prefill pool of a disaggregated fleet: give disagg P:D too",
-                field=given[0],
-            )
-        return None, dep
-    return shaped_pools(
-        dep,
-        req.disagg,
-        chips=req.prefill_chips,
-        tp=req.prefill_tp,
-        pp=req.prefill_pp,
-        ep=req.prefill_ep,
-    )
+    return pools_of(dep, req.disagg, {f: getattr(req, f) for f in PREFILL_FIELDS})
 
 
 def _workload(req: SimulateRequest, dep: Deployment) -> Workload:
