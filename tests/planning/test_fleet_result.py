@@ -172,3 +172,29 @@ def test_frontier_keeps_the_fleets_nothing_beats_cheapest_first() -> None:
     cheap, fast = _fleet(8.0, 0.2, 0.03), _fleet(12.0, 0.1, 0.02)
     beaten, silent = _fleet(12.0, 0.2, 0.03), _fleet(1.0, None, None)
     assert frontier([fast, beaten, silent, cheap]) == [cheap, fast]
+
+
+def test_a_stopped_fleet_may_be_beaten_but_never_beats() -> None:
+    """A fleet whose run stopped once a target was certain to be missed has lower bounds for
+    percentiles: $6 at ≥ 0.2 s / ≥ 0.06 s (a stopped draw) would beat $8 at 0.95 s / 0.062 s on
+    every axis, but its real figures may be above those, so both stay; a finished fleet at
+    $6 and 0.1 s / 0.05 s beats the stopped one, which goes."""
+    from llm_roofline.planning.fleet_result import Draw
+
+    stopped = _fleet(6.0, 0.2, 0.06, draws=(Draw(0, 0.2, 0.06, 2000, stopped=True),))
+    ran = _fleet(8.0, 0.95, 0.062, draws=(Draw(0, 0.95, 0.062, 2000),))
+    assert stopped.stopped and not ran.stopped
+    assert frontier([ran, stopped]) == [stopped, ran]
+    better = _fleet(6.0, 0.1, 0.05)
+    assert frontier([ran, stopped, better]) == [better]
+
+
+def test_the_frontier_marks_a_stopped_fleets_bounds(capsys: Any) -> None:
+    """The command line's frontier writes a stopped fleet's figures as lower bounds."""
+    from llm_roofline.cli.cmd_plan import _print_frontier
+    from llm_roofline.planning.fleet_result import Draw
+
+    stopped = _fleet(6.0, 0.2, 0.06, draws=(Draw(0, 0.2, 0.06, 2000, stopped=True),))
+    _print_frontier([stopped, _fleet(8.0, 0.15, 0.02)], 300.0, 40.0)
+    out = capsys.readouterr().out
+    assert "≥ 200" in out and "≥ 60" in out and "≥ 150" not in out

@@ -280,7 +280,8 @@ def simulate_command(f: Fleet, request: FleetRequest, engine: str) -> str:
 def frontier(rows: list[Fleet]) -> list[Fleet]:
     """The fleets no other beats on cost per hour, TTFT p90 and TPOT p99 together (a TPOT of
     None, no second token, counts as 0), one of each point, chip count and chip (the first
-    found), cheapest first."""
+    found), cheapest first. A stopped fleet's percentiles are lower bounds (`Fleet.stopped`):
+    it may be beaten, but never beats another, whose real figures may be below its own."""
 
     def point(r: Fleet) -> tuple[float, float, float]:
         t90 = math.inf if r.ttft_p90_s is None else r.ttft_p90_s  # (those are left out)
@@ -293,7 +294,9 @@ def frontier(rows: list[Fleet]) -> list[Fleet]:
         dominated = False
         for q in pts:
             b = point(q)
-            if q is not r and all(y <= x for x, y in zip(a, b, strict=True)) and b != a:
+            if q.stopped or q is r:
+                continue
+            if all(y <= x for x, y in zip(a, b, strict=True)) and b != a:
                 dominated = True
                 break
         if not dominated:

@@ -134,7 +134,8 @@ def _nothing_simulated(search: Search, disagg: str) -> str:
 
 
 def _closest(search: Search) -> str:
-    """The simulated fleet closest to both targets, and what it missed."""
+    """The simulated fleet closest to both targets, and what it missed: of those whose runs
+    ended, where any did (a stopped run's bounds sit just past a target: `fleet_early`)."""
     ms, chips = units.ms, _within(search)
 
     def miss(r: Fleet) -> float:
@@ -142,7 +143,9 @@ def _closest(search: Search) -> str:
         t99 = r.tpot_p99_s or 0.0
         return max(t90 / search.ttft_s, t99 / search.tpot_s)
 
-    near = min(search.rows, key=miss)
+    # a fleet that ran to the end before one stopped at a bound (about 1x its target)
+    ran = [r for r in search.rows if not r.stopped] or search.rows
+    near = min(ran, key=miss)
     t90, t99 = near.ttft_p90_s, near.tpot_p99_s or 0.0
     fleet = f"{near.chips} × {near.hardware}" + (", disaggregated" if near.disaggregated else "")
     if meets(t90, t99, search.ttft_s, search.tpot_s):  # met the percentiles, not the rate
