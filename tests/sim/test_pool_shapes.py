@@ -48,3 +48,25 @@ def test_a_bad_count_names_disagg() -> None:
     with pytest.raises(InputError) as info:
         shaped_pools(deployment("llama-3.1-8b", "h100-sxm", 1), "1:0", chips=1)
     assert info.value.field == "disagg"
+
+
+def test_a_prefill_instance_too_small_for_the_weights_names_prefill_chips() -> None:
+    """Llama 3.1 70B in bf16 is 70.55e9 parameters x 2 bytes = 141.1 GB of weights: one
+    80 GB H100 (85.52 GB as the catalog counts it) cannot hold them, two (70.6 GB a chip)
+    can. The refusal names the prefill field, not the request's length."""
+    dec = deployment("llama-3.1-70b", "h100-sxm", 4, tp=4)
+    with pytest.raises(InputError, match=r"141\.1 GB of weights a chip") as e:
+        shaped_pools(dec, "1:1", chips=1)
+    assert e.value.field == "prefill_chips"
+    pf, _ = shaped_pools(dec, "1:1", chips=2)
+    assert (pf.chips, pf.tp) == (2, 2)
+
+
+def test_pools_of_refuses_a_prefill_field_without_disagg_in_the_callers_words() -> None:
+    from llm_roofline.sim.pool_shapes import pools_of
+
+    dep = deployment("llama-3.1-8b", "h100-sxm", 1)
+    assert pools_of(dep, None, {}) == (None, dep)
+    with pytest.raises(InputError, match=r"^--prefill-pp shapes .* give --disagg P:D too") as e:
+        pools_of(dep, None, {"prefill_pp": 2}, say=lambda f: "--" + f.replace("_", "-"))
+    assert e.value.field == "prefill_pp"

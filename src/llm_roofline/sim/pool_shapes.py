@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from llm_roofline._core import units
 from llm_roofline._core.checks import positive_int
 from llm_roofline._core.errors import ConfigError, InputError
 from llm_roofline.sim.pools import disagg_pools, parse_disagg
@@ -50,33 +51,26 @@ def prefill_instance(
     >>> (one.chips, one.tp, one.replicas)
     (1, 1, 1)
     """
-    from llm_roofline.deploy.deployment import deployment
-
     for name, v in zip(PREFILL_FIELDS, (chips, tp, pp, ep), strict=True):
         if v is not None:
             positive_int(v, name)
+    n = chips if chips is not None else dep.instance_chips
     try:
-        return deployment(
-            dep.spec,
-            dep.chip,  # at the deployment's price
-            chips if chips is not None else dep.instance_chips,
-            tp=tp,
-            pp=pp,
-            ep=ep,
-            replicas=1,
-            pad_heads=dep.pad_heads,
-            weight_dtype=dep.weight_dtype,
-            kv_dtype=dep.kv_dtype,
-            overlap=dep.overlap,
-            engine=dep.engine,
-            comm=dep.comm,
-            model_id=dep.model_id,
-        )
+        one = dep.on(dep.chip, n, tp=tp, pp=pp, ep=ep, replicas=1)  # at the deployment's price
     except (InputError, ConfigError) as exc:
         field = _AS_PREFILL.get(exc.field or "")
         if field is None:
             raise
         raise InputError(f"the prefill instance: {exc}", field=field) from None
+    if int(one.max_batch(1)) < 1:  # not one sequence beside the weights
+        gb = units.GB
+        raise InputError(
+            f"the prefill instance of {n} chip{'s' if n > 1 else ''} does not hold the "
+            f"weights and one sequence: {one.weights_per_chip_bytes() / gb:.1f} GB of weights "
+            f"a chip against {one.chip.memory_bytes / gb:.1f} GB; give more prefill_chips",
+            field="prefill_chips",
+        )
+    return one
 
 
 def shaped_pools(
