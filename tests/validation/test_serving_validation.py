@@ -380,10 +380,10 @@ def test_validate_serving_on_the_whole_file() -> None:
 def test_a_long_burst_is_simulated_past_the_sequences_held_at_once() -> None:
     """A burst of 30,000 requests (TensorRT-LLM's perf-overview, 128 in / 128 out) against an
     engine that runs 1,000 sequences at once: the CAP of 1,000 requests would all start and
-    finish together, so the run is simulated as BURST_WAVES x 1,000 = 3,000 requests. The KV
+    finish together, so the run is simulated as BURST_WAVES x 1,000 = 8,000 requests. The KV
     cache does not bind first: Llama 3.1 8B stores 32 layers x 8 KV heads x 128 x 2 (K and V)
     x 2 bytes = 131,072 B a token, and 1,000 sequences of 256 tokens are 33.6 GB, below the
-    0.9 x (85.52 - 8.0 weights) = 69.8 GB TensorRT-LLM claims on an H100 (less activations)."""
+    0.9 x (85.52 - 8.03 weights) = 69.7 GB TensorRT-LLM claims on an H100 (less activations)."""
     from llm_roofline.deploy.deployment import deployment
     from llm_roofline.sim.serving_engines import serving_engine
     from llm_roofline.validation.serving import BURST_WAVES, burst_requests
@@ -394,14 +394,20 @@ def test_a_long_burst_is_simulated_past_the_sequences_held_at_once() -> None:
     assert s is not None and s.requests == 1000  # CAP
     dep = deployment("llama-3.1-8b", "h100-sxm", 1, weight_dtype="fp8")
     eng = serving_engine("tensorrt-llm", dep, max_seqs=1000)
-    assert BURST_WAVES == 3 and burst_requests(s, dep, eng) == 3000
+    assert BURST_WAVES == 8 and burst_requests(s, dep, eng) == 8000
     # never more than stated; an open loop at a finite rate keeps its count
-    assert burst_requests(replace(s, stated_requests=2000), dep, eng) == 2000
+    assert burst_requests(replace(s, stated_requests=5000), dep, eng) == 5000
     assert burst_requests(replace(s, load=4.0, requests=320), dep, eng) == 320
-    # Where the KV cache binds first: sequences of 32,000 tokens take 32,000 x 131,072 B =
-    # 4.2 GB each, 16 at most in 69.8 GB, so 3 x 16 = 48 requests, fewer than the CAP kept
-    long = replace(s, input_len=30000.0, output_len=2000.0)
-    assert burst_requests(long, dep, eng) == 1000
+    # Where the KV cache binds first: sequences of 2,048 tokens (1,856 in, 192 out) take
+    # 2,048 x 131,072 B = 0.2684 GB each. With a 4,096-sequence cap TensorRT-LLM claims
+    # 0.9 x (85.52 - 8.03 weights - 0.67 activations of 8,192 tokens x (3 x 4,096 + 2 x
+    # 14,336) x 2 B - 2.10 logits of 4,096 x 128,256 x 4 B) = 67.25 GB, 250.5 sequences: 250
+    # held at once, 8 x 250 = 2,000 requests, between the CAP kept and the 30,000 stated
+    eng = serving_engine("tensorrt-llm", dep, max_seqs=4096)
+    assert burst_requests(replace(s, input_len=1856.0, output_len=192.0), dep, eng) == 2000
+    # and sequences of 32,000 tokens (4.2 GB each, 16 at most) give 8 x 16 = 128, fewer than
+    # the CAP, which is kept
+    assert burst_requests(replace(s, input_len=30000.0, output_len=2000.0), dep, eng) == 1000
 
 
 def test_one_sources_rows_are_reported_when_asked_for(tmp_path: Path) -> None:

@@ -59,7 +59,11 @@ Costs = tuple[float, ...]  # an engine's fixed costs, in `serving_knobs()[1]`'s 
 _ENGINES = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt-llm"}
 _ENGINES |= {"nvidia-nim": "tensorrt-llm", "lmdeploy": "lmdeploy", "lmdeploy-turbomind": "lmdeploy"}
 MIN_REQUESTS, CAP, STEP_BUDGET = 100, 1000, 8000
-BURST_WAVES = 3  # a burst simulated as at least three times the sequences held at once
+# A burst is simulated as at least this many times the sequences held at once: TensorRT-LLM's
+# Llama 3.1 8B fp8 burst on one H100 (perf-overview, 128 -> 2,048, about 240 sequences held)
+# gave 7,817 output tokens/s simulated as 1,000 requests (4 waves), 8,789 as 1,912 (8 waves)
+# and 8,932 as 2,868 (12); at 128 -> 128, 28.8k at 2 waves, 22.9k at 3, 23.0k at 5 and 8
+BURST_WAVES = 8
 
 
 @dataclass(frozen=True)
@@ -333,10 +337,10 @@ class Simulations:
                         cache=self.tables, **knobs)  # fmt: skip
 
     def workload(self, s: Setting) -> Workload:
-        """The requests of `s` as simulated (drawn once, seed 0, by `result`)."""
-        if s not in self.works:
-            self.works[s] = _draw(s, None, s.requests)
-        return self.works[s]
+        """The requests of `s` as simulated (drawn once, seed 0, by `result`); before `s` is
+        simulated, its `requests` drawn and not kept (the simulation draws its own, a burst's
+        longer: `burst_requests`)."""
+        return self.works[s] if s in self.works else _draw(s, None, s.requests)
 
 
 def burst_requests(s: Setting, dep: Deployment, engine: Any) -> int:
