@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from llm_roofline.sim.entities import Requests
+from llm_roofline.sim.metrics import request_times
 
 __all__ = ["EarlyStop", "TargetMissedError", "lower_percentiles"]
 
@@ -35,18 +36,20 @@ class TargetMissedError(Exception):
 
 def lower_percentiles(reqs: Requests, now: float) -> tuple[float, float | None]:
     """Lower bounds on the run's TTFT p90 and TPOT p99 at clock `now` (module docstring)."""
-    a = np.asarray(reqs.arrival)
-    f = np.asarray(reqs.first)
-    z = np.asarray(reqs.finish)
+    # the times as the simulator defines them (`metrics.request_times`), each event not yet
+    # reached taken as now: a request not arrived waits 0, one without a first token has
+    # waited until now and decoded nothing, one still decoding has run until now
+    a, f, z = (np.asarray(x) for x in (reqs.arrival, reqs.first, reqs.finish))
+    a = np.where(np.isnan(a), now, a)
+    f = np.where(np.isnan(f), now, f)
+    z = np.where(np.isnan(z), now, z)
     o = np.asarray(reqs.out, dtype=np.float64)
-    waiting = np.where(np.isnan(a), 0.0, now - a)  # not arrived: 0
-    ttft = np.maximum(np.where(np.isnan(f), waiting, f - a), 0.0)
+    ttft, tpot = request_times(a, f, z, o)
+    ttft = np.maximum(ttft, 0.0)
     two = o > 1  # the requests that have a time per output token
     if not two.any():
         return float(np.percentile(ttft, 90)), None
-    f2, z2, o2 = f[two], z[two], o[two] - 1.0
-    decoding = np.where(np.isnan(f2), 0.0, (now - f2) / o2)  # no first token yet: 0
-    tpot = np.maximum(np.where(np.isnan(z2), decoding, (z2 - f2) / o2), 0.0)
+    tpot = np.maximum(tpot[two], 0.0)
     return float(np.percentile(ttft, 90)), float(np.percentile(tpot, 99))
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "goodput_rps",
     "latency_summary",
     "offered_rps",
+    "request_times",
     "run_result",
     "run_warnings",
     "steady_rates",
@@ -87,14 +88,26 @@ def run_result(
     timeline: dict[str, np.ndarray],
 ) -> RunResult:
     """The per-request times from the records of a finished run."""
-    a = np.asarray(reqs.arrival)
-    f = np.asarray(reqs.first)
-    z = np.asarray(reqs.finish)
-    o = np.asarray(reqs.out, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tpot = np.where(o > 1, (z - f) / (o - 1), np.nan)
+    a, f, z = np.asarray(reqs.arrival), np.asarray(reqs.first), np.asarray(reqs.finish)
+    ttft, tpot = request_times(a, f, z, np.asarray(reqs.out, dtype=np.float64))
     span = float(np.max(z) - np.min(a))  # > 0: every request takes at least one step
-    return RunResult(f - a, tpot, z - a, z, span, steps, preempted, occupancy, timeline)
+    return RunResult(ttft, tpot, z - a, z, span, steps, preempted, occupancy, timeline)
+
+
+def request_times(
+    arrival: np.ndarray, first: np.ndarray, finish: np.ndarray, out: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each request's time to first token (first - arrival) and time per output token
+    ((finish - first) / (out - 1); NaN for a request of one output token).
+
+    >>> t, p = request_times(np.array([0.0, 1.0]), np.array([0.5, 1.2]),
+    ...                      np.array([2.5, 1.2]), np.array([5.0, 1.0]))
+    >>> t.tolist(), p.tolist()[0], bool(np.isnan(p[1]))
+    ([0.5, 0.19999999999999996], 0.5, True)
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpot = np.where(out > 1, (finish - first) / (out - 1), np.nan)
+    return first - arrival, tpot
 
 
 def goodput_rps(res: RunResult, slo_ttft_s: float | None, slo_tpot_s: float | None) -> float:
