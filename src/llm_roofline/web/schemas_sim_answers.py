@@ -152,12 +152,14 @@ class InstanceSplit(Answer):
 
 
 class PlanDraw(Answer):
-    """One seeded draw of the traffic simulated on a fleet: its percentiles."""
+    """One seeded draw of the traffic simulated on a fleet: its percentiles (lower bounds
+    where `stopped`: the run stopped once a target was certain to be missed)."""
 
     seed: int
     requests: int
     ttft_p90_s: float | None
     tpot_p99_s: float | None
+    stopped: bool
 
 
 class BestFleet(Answer):
