@@ -32,7 +32,11 @@ from llm_roofline.sim.workload import Workload
 
 __all__ = ["WATCH_EVERY", "EventLoop", "Watch", "run"]
 
-WATCH_EVERY = 512  # steps between two calls of a run's watcher (`run`'s `watch`)
+# steps between two calls of a run's watcher (`run`'s `watch`). What watching costs, measured
+# 2026-12-03 (median of 9, interleaved): plan's draw of 2,000 requests of Llama 3.1 8B on one
+# H100 at 30 requests/s (4,379 steps) 39.5 ms unwatched, 45.1 ms watched by plan's early stop
+# (each call takes percentiles over every request); 20,000 requests 0.39 and 0.57 s
+WATCH_EVERY = 512
 # a run's watcher: called with the requests' records and the clock (no later event starts
 # before it); it may raise to stop the run
 Watch = Callable[[Requests, float], None]

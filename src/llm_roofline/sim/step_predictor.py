@@ -251,23 +251,11 @@ class StepTable:
             wi = wj = 0.0
         k, wk = locate(self.tok, tokens) if tokens > 0 else (0, 0.0)
         if not chunks or (len(chunks) == 1 and not chunks[0][1]):  # decodes, a fresh chunk
-            fresh = self._fresh
-            if len(fresh) > 1:
-                lo = self._fresh_lo
-                return min(
-                    interp_one(lo[n], fresh[n], i, wi, j, wj, k, wk) for n in range(len(fresh))
-                )
-            # one schedule: interp_one written out (most steps of a run come here)
-            total = 0.0
-            rows = ((self._fresh_lo[0][i], 1.0 - wi), (fresh[0][i + 1], wi)) if wi else None
-            for plane, fi in rows or ((fresh[0][i], 1.0),):
-                for dj, fj in ((0, 1.0 - wj), (1, wj)):
-                    if fj == 0.0:
-                        continue
-                    line = plane[j + dj]
-                    v = line[k] if wk == 0.0 else line[k] + wk * (line[k + 1] - line[k])
-                    total += fi * fj * v
-            return total
+            # the fastest of the schedules (`StepTime.double`: an engine keeps the cheaper)
+            return min(
+                interp_one(lo, tab, i, wi, j, wj, k, wk)
+                for lo, tab in zip(self._fresh_lo, self._fresh, strict=True)
+            )
         tabs = self._tabs
         x = y = 0.0
         top = 0.0
