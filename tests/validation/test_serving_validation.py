@@ -311,6 +311,7 @@ def test_the_tables_from_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
         "by_family": {"ttft": stats, "all": stats},
         "by_source": {"https://example.org/x/y/z.md": {"ttft": stats, "all": stats}},
         "by_engine": {"vllm": {"ttft": stats, "all": stats}},
+        "by_load": {"burst": {"ttft": stats, "all": stats}},
     }
     costs = {SHARED: {"request_overhead_s": 0.025, "step_overhead_s": 0.0015}}
     report = {
@@ -329,6 +330,7 @@ def test_the_tables_from_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
     assert r.code == 0, r.err
     assert "0.25/0.50 (-0.12) n=4" in r.out and "example.org/…/y/z.md" in r.out
     assert "25.0 ms" in r.out and "1.50 ms" in r.out and "held out by source" in r.out
+    assert "as shipped: by load" in r.out and "burst" in r.out
     assert r.err == "llm-roofline: warning: 1 rows not simulated: why not\n"
 
 
@@ -375,6 +377,13 @@ def test_validate_serving_on_the_whole_file() -> None:
         s = held["by_family"][f]
         line = f"| {word} | {int(s['n'])} | **{s['median_abs']:.3f}** | **{s['p90_abs']:.3f}** |"
         assert line in doc, line
+    # and the held-out errors by how the load was applied, TTFT first
+    for kind, v in held["by_load"].items():
+        t = v["ttft"]
+        cell = (
+            f"{t['median_abs']:.2f} / {t['p90_abs']:.2f} ({t['signed_median']:+.2f}), {int(t['n'])}"
+        )
+        assert cell.replace("(-", "(−") in doc, (kind, cell)
 
 
 def test_a_long_burst_is_simulated_past_the_sequences_held_at_once() -> None:
@@ -426,3 +435,12 @@ def test_one_sources_rows_are_reported_when_asked_for(tmp_path: Path) -> None:
     rep = validate_serving(path, source="example.org/b")
     assert rep["rows"] == 1 and rep["simulated"] == 1
     assert [(f["line"], f["metric"]) for f in rep["row_figures"]] == [(2, "tpot_p50_s")]
+
+
+def test_a_rows_load_kind() -> None:
+    """A closed loop of clients, an open loop at a rate, everything at t = 0."""
+    from llm_roofline.validation.serving_fit import load_kind
+
+    kinds = [load_kind(map_row(_row(**over), 1)) for over in (
+        {"load_kind": "concurrency", "load": "8"}, {"load": "4"}, {"load": "inf"})]  # fmt: skip
+    assert kinds == ["closed loop", "open loop", "burst"]

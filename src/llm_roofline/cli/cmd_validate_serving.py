@@ -92,7 +92,8 @@ def _table(title: str, groups: dict[str, dict[str, dict[str, float]]], short: bo
 
 
 def _print(rep: dict[str, Any]) -> None:
-    """The tables: as shipped and held out, by metric, source and engine; the fitted costs."""
+    """The tables: as shipped and held out, by metric, source, engine and load; the fitted
+    costs."""
     print(
         f"{rep['rows']} published serving figures, {rep['simulated']} simulated in "
         f"{rep['settings']} settings; each cell: median/90th percentile of "
@@ -106,6 +107,7 @@ def _print(rep: dict[str, Any]) -> None:
         _table(f"{name}: by metric", {"all rows": sec["by_family"]}, short=False)
         _table(f"{name}: by source", sec["by_source"], short=True)
         _table(f"{name}: by engine", sec["by_engine"], short=False)
+        _table(f"{name}: by load", sec["by_load"], short=False)
     if not rep["fixed_costs"]:
         print("no fixed costs to fit: simulate takes no serving engine here")
         return

@@ -54,6 +54,7 @@ __all__ = [
     "Linear",
     "costs_toml",
     "fit_costs",
+    "load_kind",
     "validate_serving",
 ]
 
@@ -246,13 +247,23 @@ def _errors(rows: Sequence[ServingRow], values: FloatArray) -> list[float]:
 
 
 def _stats(rows: Sequence[ServingRow], errors: Sequence[float]) -> dict[str, Any]:
-    """The error statistics by family, by source and by engine."""
+    """The error statistics by family, by source, by engine and by how the load was applied."""
     every = grouped_stats(rows, errors, lambda r: "all")
     return {
         "by_family": every.get("all", {}),
         "by_source": grouped_stats(rows, errors, lambda r: r.source),
         "by_engine": grouped_stats(rows, errors, lambda r: r.engine),
+        "by_load": grouped_stats(rows, errors, load_kind),
     }
+
+
+def load_kind(r: ServingRow) -> str:
+    """How a row's load was applied: a closed loop of clients, an open loop at a rate, or
+    every request at t = 0 (a burst)."""
+    s = r.setting
+    if s is None or s.loop == "concurrency":
+        return "closed loop"
+    return "burst" if np.isinf(s.load) else "open loop"
 
 
 def _held_out(
