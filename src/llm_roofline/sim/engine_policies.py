@@ -111,6 +111,8 @@ class _EngineSchedule(ContinuousBatching):
     def _prompts(self, ins: Instance, left: int, n_d: int, done: list[int]) -> int:
         """Prompt tokens of the step within `left`: prompts part-way through, then waiting
         requests in order while a slot and the KV memory for the whole prompt are free."""
+        if not (ins.prefilling or ins.waiting):  # the commonest step: decodes alone
+            return 0
         pool = ins.pool
         kv_cap = pool.kv_cap
         taken = self._continue_prompts(ins, kv_cap, left, done) if ins.prefilling else 0

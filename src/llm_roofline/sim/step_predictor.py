@@ -49,6 +49,7 @@ bounds it (`docs/planning.md`). The decode sequences' terms are taken at their m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -120,6 +121,10 @@ class StepTable:
                 with_rows(a, rows, b) for a, b in zip(self._fresh, fresh, strict=True)
             ]
         self.points = (1 + (self.dp > 1)) * len(self.seqs) * len(self.ctx) * len(self.tok)
+        # `locate` on the decode and prompt-token grids, kept by count as the steps ask them
+        # (a few hundred counts recur through a run): the same cells and weights, looked up
+        self._at_seqs: dict[float, tuple[int, float]] = {}
+        self._at_tok: dict[float, tuple[int, float]] = {0: (0, 0.0)}
 
     def _steps(self, i: int) -> bool:
         """Whether the busiest of dp groups gains a sequence strictly between grid points i
@@ -244,18 +249,28 @@ class StepTable:
     ) -> float:
         """The step (`step_time`); the event loop's call."""
         if decode > 0:
-            i, wi = locate(self.seqs, -(-decode // self.pp))
+            at = self._at_seqs
+            cell = at.get(decode)
+            if cell is None:
+                cell = at[decode] = locate(self.seqs, -(-decode // self.pp))
+            i, wi = cell
             j, wj = locate(self.ctx, ctx)
         else:
             i = j = 0
             wi = wj = 0.0
-        k, wk = locate(self.tok, tokens) if tokens > 0 else (0, 0.0)
+        at = self._at_tok
+        cell = at.get(tokens)
+        if cell is None:
+            cell = at[tokens] = locate(self.tok, tokens) if tokens > 0 else (0, 0.0)
+        k, wk = cell
         if not chunks or (len(chunks) == 1 and not chunks[0][1]):  # decodes, a fresh chunk
             # the fastest of the schedules (`StepTime.double`: an engine keeps the cheaper)
-            return min(
-                interp_one(lo, tab, i, wi, j, wj, k, wk)
-                for lo, tab in zip(self._fresh_lo, self._fresh, strict=True)
-            )
+            fastest = math.inf
+            for lo, tab in zip(self._fresh_lo, self._fresh, strict=True):
+                v = interp_one(lo, tab, i, wi, j, wj, k, wk)
+                if v < fastest:
+                    fastest = v
+            return fastest
         tabs = self._tabs
         x = y = 0.0
         top = 0.0
