@@ -68,19 +68,20 @@ def test_lower_percentiles_without_a_second_token() -> None:
 
 
 def test_when_a_run_may_stop() -> None:
-    """Aggregated: either target past its limit. Disaggregated (`both`): also each past its
-    limit over the slack, as the pools' growth reads them (the screen: limits 1.25 × the
-    targets of 1 s and 50 ms)."""
+    """One shape: either target past its limit. A pair of pools (`prompts_first`): TTFT past
+    its limit alone (its prefill pool grows while TTFT misses, whatever TPOT does), so a run
+    certain to miss TPOT goes on to show TTFT (the screen: limits 1.25 × the targets of 1 s
+    and 50 ms)."""
     draw = EarlyStop(1.0, 0.05)
     assert draw.missed(1.01, 0.01) and draw.missed(0.5, 0.051)
     assert not draw.missed(1.0, 0.05) and not draw.missed(0.5, None)
-    pair = EarlyStop(1.0, 0.05, both=True)
-    assert not pair.missed(1.5, 0.04)  # TPOT may still miss: the decode pool's growth
-    assert pair.missed(1.5, 0.06)
-    screen = EarlyStop(1.25, 0.0625, both=True, slack=1.25)
-    assert not screen.missed(1.3, 0.04)  # past 1.25 s, but TPOT not yet past 50 ms
-    assert screen.missed(1.3, 0.051)
-    assert not screen.missed(1.1, 0.06)  # both past the targets, neither past the screen's
+    pair = EarlyStop(1.0, 0.05, prompts_first=True)
+    assert pair.missed(1.01, 0.01) and pair.missed(1.5, None)
+    assert not pair.missed(0.5, 0.06)  # TPOT past its target, TTFT not (yet)
+    assert not pair.missed(1.0, 1.0)
+    screen = EarlyStop(1.25, 0.0625, prompts_first=True)
+    assert screen.missed(1.3, 0.04)
+    assert not screen.missed(1.1, 0.07)  # past the targets, TTFT not past the screen's
 
 
 def _run(rate: float, watch: EarlyStop | None) -> dict[str, float]:

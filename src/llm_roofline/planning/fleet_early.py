@@ -56,22 +56,21 @@ def lower_percentiles(reqs: Requests, now: float) -> tuple[float, float | None]:
 @dataclass(frozen=True)
 class EarlyStop:
     """When a run may stop: once TTFT p90 is certain to pass `ttft_s` or TPOT p99 `tpot_s`
-    (the run is then failed); with `both`, only once both are also certain to pass `ttft_s /
-    slack` and `tpot_s / slack` (a disaggregated fleet grows the pool of each target missed at
-    those, `fleet_ladders._grow`, so the run must show each)."""
+    (the run is then failed); with `prompts_first`, only once TTFT p90 is (a pair of pools
+    grows its prefill pool while TTFT misses, and its decode pool by TPOT only once TTFT is
+    met, `fleet_ladders._grow`: a run certain to miss TPOT must still show whether TTFT
+    misses)."""
 
     ttft_s: float
     tpot_s: float
-    both: bool = False
-    slack: float = 1.0
+    prompts_first: bool = False
 
     def missed(self, t90: float, t99: float | None) -> bool:
-        """The bounds (or a finished run's figures) decide the run: failed, and with `both`,
-        each target missed at its limit over `slack`."""
-        p99 = 0.0 if t99 is None else t99
-        if not (t90 > self.ttft_s or p99 > self.tpot_s):
-            return False
-        return not self.both or (t90 > self.ttft_s / self.slack and p99 > self.tpot_s / self.slack)
+        """The bounds (or a finished run's figures) decide the run: failed on TTFT, or,
+        without `prompts_first`, on TPOT."""
+        if t90 > self.ttft_s:
+            return True
+        return not self.prompts_first and t99 is not None and t99 > self.tpot_s
 
     def __call__(self, reqs: Requests, now: float) -> None:
         """The watcher: raises TargetMissedError when the run is decided."""

@@ -105,15 +105,18 @@ def disaggregated_ladders(
 def _pools(search: Search, a: Shape, b: Shape, p: int, d: int) -> Generator[float, None, None]:
     """Grow the pool whose target misses (or, short of capacity, the one whose bound carries
     less) until both hold, then trim each pool while both still hold; each fleet's cost
-    yielded before it is simulated."""
+    yielded before it is simulated. A fleet whose prefill pool is known to miss TTFT
+    (`Search.prompts_missed`) fails unsimulated, and its prefill pool grows."""
     p_lb, d_lb = p, d
     for _ in range(60):
         if not search.within(p * a.chips + d * b.chips, p * a.price_s + d * b.price_s):
             return
-        yield p * a.price_s + d * b.price_s
-        row = search.fleet(a, b, p, d)
-        if row.meets_slo:
-            break
+        row = None
+        if not search.prompts_missed(a, p):
+            yield p * a.price_s + d * b.price_s
+            row = search.fleet(a, b, p, d)
+            if row.meets_slo:
+                break
         grown = _grow(search, (a, b), p, d, row)
         if grown is None:
             return
@@ -123,7 +126,7 @@ def _pools(search: Search, a: Shape, b: Shape, p: int, d: int) -> Generator[floa
     for which in ("p", "d"):
         while True:
             pp, dd = (p - 1, d) if which == "p" else (p, d - 1)
-            if pp < p_lb or dd < d_lb or pp < 1 or dd < 1:
+            if pp < p_lb or dd < d_lb or pp < 1 or dd < 1 or search.prompts_missed(a, pp):
                 break
             yield pp * a.price_s + dd * b.price_s
             if not search.fleet(a, b, pp, dd).meets_slo:
@@ -132,18 +135,21 @@ def _pools(search: Search, a: Shape, b: Shape, p: int, d: int) -> Generator[floa
 
 
 def _grow(
-    search: Search, pair: tuple[Shape, Shape], p: int, d: int, row: Fleet
+    search: Search, pair: tuple[Shape, Shape], p: int, d: int, row: Fleet | None
 ) -> tuple[int, int] | None:
-    """The pools' next counts after `row` missed: the prefill pool grown by a quarter while
-    TTFT misses, the decode pool while TPOT misses; both met but the capacity short, the pool
+    """The pools' next counts after `row` missed (None: not simulated, its prompts known to
+    miss TTFT): the prefill pool grown by a quarter while TTFT misses, the decode pool while
+    TPOT misses (a run stopped once certain to miss TTFT shows TPOT's bound then: the decode
+    pool grows only if that is past its target); both met but the capacity short, the pool
     whose bound carries less grown by the capacity's shortfall (no capacity run per pool).
     None when not even one more instance fits."""
     a, b = pair
-    t90, t99 = row.ttft_p90_s, row.tpot_p99_s
+    t90 = None if row is None else row.ttft_p90_s
+    t99 = None if row is None else row.tpot_p99_s
     grow_p = t90 is None or t90 > search.ttft_s
     grow_d = t99 is not None and t99 > search.tpot_s
     more = {"p": _quarter(p), "d": _quarter(d)}
-    if not (grow_p or grow_d):  # percentiles met, capacity short: the binding pool
+    if row is not None and not (grow_p or grow_d):  # percentiles met, capacity short
         grow_p = p * a.prefill_rps <= d * b.decode_rps
         grow_d = not grow_p
         short = HEADROOM * search.rate / max(row.capacity_rps or 0.0, 1e-9)

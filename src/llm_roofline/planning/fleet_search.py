@@ -85,6 +85,10 @@ class Search:
         self.runs: dict[tuple[int, ...], Fleet] = {}
         self.best: Fleet | None = None
         self.pools: dict[int, tuple[Shape | None, Shape, int, int]] = {}
+        # prefill pools (shape, instances) that miss TTFT (`prompts_missed`), and those that
+        # met a run's TTFT limit (run: -1 the screen, else the draw), to the end (`_stop`)
+        self.slow_prompts: set[tuple[int, int]] = set()
+        self.fast_prompts: set[tuple[int, int, int]] = set()
         self.pruned = 0
         self.simulations = 0
         self.too_big: list[int] = []  # fleets the search wanted beyond max_chips
@@ -158,8 +162,9 @@ class Search:
         if key in self.runs:
             return self.runs[key]
         pools = self._fleets(shape_p, shape_d, p, d)
-        screened = self._screen(*pools)
-        draws = (screened,) if screened is not None else self._draws(*pools)
+        prompts = None if shape_p is None else (id(shape_p), p)
+        screened = self._screen(*pools, prompts)
+        draws = (screened,) if screened is not None else self._draws(*pools, prompts)
         t90, t99 = _worst(draws)
         ok = screened is None and meets(t90, t99, self.ttft_s, self.tpot_s)
         capacity = None
@@ -171,6 +176,8 @@ class Search:
             )
             ok = capacity >= HEADROOM * self.rate
         row = self._row(shape_p, shape_d, p, d, draws, capacity, ok)
+        if shape_p is not None and _ttft_out(draws, screened is not None, self.ttft_s):
+            self.slow_prompts.add((id(shape_p), p))
         self.runs[key] = row
         self.rows.append(row)
         self.pools[id(row)] = (shape_p, shape_d, p, d)
@@ -178,17 +185,41 @@ class Search:
             self.best = row
         return row
 
-    def _screen(self, pf: Deployment | None, dec: Deployment) -> Draw | None:
+    def prompts_missed(self, shape_p: Shape, p: int) -> bool:
+        """`p` prefill instances of `shape_p` are known to miss the TTFT target (on the screen
+        by more than SCREEN_MISS, or on a draw), whatever decode pool they feed: a request's
+        first token leaves its prefill instance, whose steps no decode instance changes (the
+        prefill pool hands its KV on and frees it), so a fleet with these prompts fails as
+        the one simulated did, and is not simulated."""
+        return (id(shape_p), p) in self.slow_prompts
+
+    def _stop(self, scale: float, prompts: tuple[int, int] | None, run: int) -> EarlyStop:
+        """When run `run` (the screen, -1, or a draw) of a fleet may stop: past `scale` times
+        a target; a pair of pools (`prompts`, its prefill shape and instances) only on TTFT,
+        unless its prompts are known to meet TTFT on that run (the same prefill pool's run to
+        the end, `fast_prompts`: a first token leaves the prefill instance, whatever decodes
+        after it, `prompts_missed`), so that TPOT alone decides, as for one shape."""
+        first = prompts is not None and (*prompts, run) not in self.fast_prompts
+        return EarlyStop(scale * self.ttft_s, scale * self.tpot_s, first)
+
+    def _note(self, prompts: tuple[int, int] | None, run: int, draw: Draw, limit: float) -> None:
+        """Keep a pair's prompts that met `limit` on run `run` to the end (`_stop`)."""
+        t90 = draw.ttft_p90_s
+        if prompts is not None and not draw.stopped and t90 is not None and t90 <= limit:
+            self.fast_prompts.add((*prompts, run))
+
+    def _screen(
+        self, pf: Deployment | None, dec: Deployment, prompts: tuple[int, int] | None
+    ) -> Draw | None:
         """The screen's figures when they miss a target by more than SCREEN_MISS (the fleet
         is then out), else None. The screen's requests are the first of the first draw's:
         an overloaded fleet's queue only grows after them, and a stable one starts empty, so
         the full draws would show it later and worse."""
         if self.screen is None:
             return None
-        stop = EarlyStop(
-            SCREEN_MISS * self.ttft_s, SCREEN_MISS * self.tpot_s, pf is not None, SCREEN_MISS
-        )
+        stop = self._stop(SCREEN_MISS, prompts, -1)
         screened = self._simulate(pf, dec, self.screen, stop, self.seed, self.longest)
+        self._note(prompts, -1, screened, stop.ttft_s)
         if meets(screened.ttft_p90_s, screened.tpot_p99_s, stop.ttft_s, stop.tpot_s):
             return None
         return screened
@@ -230,17 +261,21 @@ class Search:
             self.progress(self.done, self.total)
         return draw
 
-    def _draws(self, pf: Deployment | None, dec: Deployment) -> tuple[Draw, ...]:
+    def _draws(
+        self, pf: Deployment | None, dec: Deployment, prompts: tuple[int, int] | None
+    ) -> tuple[Draw, ...]:
         """Each seeded draw's TTFT p90 and TPOT p99 on a fleet (in seed order); a miss ends
         it (the draws after it are not run), and a draw stops once it is certain to miss
-        (for a disaggregated fleet, once certain to miss both targets: `fleet_early`). The
+        a target (`fleet_early`; a pair of pools' run, once certain to miss TTFT, which
+        alone decides how its pools grow while it misses: `fleet_ladders._grow`). The
         draws run the last one to fail a fleet first (`order`): a draw hard for one fleet is
         most often hard for the next, so that a fleet that fails fails on its first run; one
         that meets runs them all, whatever the order."""
         out: list[Draw] = []
-        stop = EarlyStop(self.ttft_s, self.tpot_s, pf is not None)
         for k in list(self.order):
-            draw = self._simulate(pf, dec, self.works[k], stop, self.seed + k)
+            stop = self._stop(1.0, prompts, k)
+            draw = self._simulate(pf, dec, self.works[k], stop, self.seed + k, self.longest)
+            self._note(prompts, k, draw, self.ttft_s)
             out.append(draw)
             if not meets(draw.ttft_p90_s, draw.tpot_p99_s, self.ttft_s, self.tpot_s):
                 self.order.remove(k)
@@ -348,6 +383,13 @@ class Search:
         if self.best is fleet:
             self.best = filled
         return filled
+
+
+def _ttft_out(draws: tuple[Draw, ...], screened: bool, ttft_s: float) -> bool:
+    """The TTFT target alone fails the fleet of these draws: on the screen (`screened`) by
+    more than SCREEN_MISS, else on a draw."""
+    limit = SCREEN_MISS * ttft_s if screened else ttft_s
+    return any(x.ttft_p90_s is not None and x.ttft_p90_s > limit for x in draws)
 
 
 def _worst(draws: tuple[Draw, ...]) -> tuple[float | None, float | None]:

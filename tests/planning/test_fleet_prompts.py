@@ -1,0 +1,65 @@
+"""A pair of pools' time to first token is its prefill pool's alone (the first token leaves the
+prefill instance, which then hands the KV on and frees it; no decode instance changes its
+steps), which `plan`'s search relies on (`Search.prompts_missed`): prompts known to miss TTFT
+fail every fleet they feed, unsimulated. Llama 3.1 8B on H100s, 2,048-token prompts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from llm_roofline.deploy.deployment import deployment
+from llm_roofline.planning.fleet_bounds import instance_shapes, traffic
+from llm_roofline.planning.fleet_request import FleetRequest
+from llm_roofline.planning.fleet_search import Search
+from llm_roofline.sim.simulate import simulate
+from llm_roofline.sim.workload import make_workload
+
+
+def test_first_tokens_do_not_depend_on_the_decode_pool() -> None:
+    """One prefill H100 feeding one or three decode H100s at 20 requests/s of 2,048 → 64:
+    every request's TTFT the same to the bit, while TPOT changes with the decode pool."""
+    one = deployment("llama-3.1-8b", "h100-sxm", 1)
+    work = make_workload(requests=300, rate=20.0, input_len=2048, output_len=64, seed=0)
+    runs = [
+        simulate(
+            replace(one, chips=d, replicas=d),
+            work,
+            with_capacity=False,
+            timeline_points=0,
+            rate=20.0,
+            prefill_pool=one,
+        )
+        for d in (1, 3)
+    ]
+    assert np.array_equal(runs[0].ttft_s, runs[1].ttft_s)
+    assert not np.array_equal(runs[0].tpot_s, runs[1].tpot_s)
+
+
+def test_prompts_that_miss_are_known_for_every_decode_pool() -> None:
+    """60 requests/s of 2,048-token prompts on one prefill H100 (2 × 8·10⁹ parameters ×
+    2,048 tokens ≈ 3.3·10¹³ FLOPs a prompt, at 989 dense TFLOP/s at least 33 ms: at most 30
+    prompts/s, half the rate): TTFT p90 100 ms missed, the
+    prefill pool is marked, and a fleet of it with another decode pool, simulated anyway,
+    misses TTFT too (past the screen's 1.25 × the target; where its run stopped, hence its
+    bound, depends on the decode pool's steps); two prefill instances are not marked."""
+    req = FleetRequest(
+        "llama-3.1-8b",
+        ["h100-sxm"],
+        rate=60.0,
+        input_len=2048,
+        output_len=32,
+        ttft_p90_s=0.1,
+        tpot_p99_s=0.05,
+        requests=400,
+    )
+    seen = traffic(req)
+    shape = next(s for s in instance_shapes(req, seen) if s.chips == 1)
+    search = Search(req, seen)
+    a = search.fleet(shape, shape, 1, 2)
+    assert not a.meets_slo and a.ttft_p90_s is not None and a.ttft_p90_s > 1.25 * 0.1
+    assert search.prompts_missed(shape, 1)
+    assert not search.prompts_missed(shape, 2)
+    b = search.fleet(shape, shape, 1, 4)
+    assert not b.meets_slo and b.ttft_p90_s is not None and b.ttft_p90_s > 1.25 * 0.1
