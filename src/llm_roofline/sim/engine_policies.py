@@ -100,6 +100,8 @@ class _EngineSchedule(ContinuousBatching):
         if ins.kv + ins.n_dec > pool.kv_cap:
             self._fit_decodes(ins, pool.kv_cap)
         waiting = ins.waiting
+        if not (waiting or ins.prefilling):  # the commonest step: decodes alone
+            return ins.n_dec, 0, []
         if waiting and self.reqs.ready[waiting[0]]:
             self._join_ready(ins, pool.kv_cap, pool.max_seqs)
         return self._build(ins)
@@ -111,8 +113,6 @@ class _EngineSchedule(ContinuousBatching):
     def _prompts(self, ins: Instance, left: int, n_d: int, done: list[int]) -> int:
         """Prompt tokens of the step within `left`: prompts part-way through, then waiting
         requests in order while a slot and the KV memory for the whole prompt are free."""
-        if not (ins.prefilling or ins.waiting):  # the commonest step: decodes alone
-            return 0
         pool = ins.pool
         kv_cap = pool.kv_cap
         taken = self._continue_prompts(ins, kv_cap, left, done) if ins.prefilling else 0
