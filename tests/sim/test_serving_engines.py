@@ -178,9 +178,9 @@ def test_overrides_and_refusals() -> None:
 def test_fixed_costs_come_from_the_data_file() -> None:
     """Not fitted yet (data/serving_costs.toml says so): 0 for each engine, its source said."""
     for name in ("vllm", "sglang", "tensorrt-llm", "lmdeploy"):
-        req, step, source = fixed_costs(name)
+        req, step, front, source = fixed_costs(name)
         e = serving_engine(name, H100)
-        assert (e.request_overhead_s, e.step_overhead_s) == (req, step)
+        assert (e.request_overhead_s, e.step_overhead_s, e.frontend_s) == (req, step, front)
         assert source
 
 
@@ -208,6 +208,25 @@ def test_request_and_step_costs_add_where_they_belong() -> None:
     # four scheduler steps: the step's CPU cost paid once over four, 0.5 ms a step
     multi = _one(request_overhead_s=0.0, step_overhead_s=0.002, scheduler_steps=4)
     assert multi["tpot_p50_s"] - base["tpot_p50_s"] == pytest.approx(0.0005, abs=1e-9)
+
+
+def test_a_front_end_serves_one_request_at_a_time() -> None:
+    """Four requests sent together (1e9 a second: within nanoseconds) to a front end of 100 ms
+    a request: it lets them through at 0.1, 0.2, 0.3 and 0.4 s, one at a time, and each then
+    runs alone (a request of 512 + 4 tokens takes under 0.1 s on the engine, checked below),
+    so the k-th first token comes 0.1 * k s later than a request sent alone. One client
+    sending one at a time never queues: each waits its own 100 ms. Little's law holds with
+    the time spent in the front end counted."""
+    alone = _one(request_overhead_s=0.0, step_overhead_s=0.0)
+    assert alone["e2e_p50_s"] < 0.1
+    w = make_workload(requests=4, rate=1e9, input_len=512, output_len=4, seed=0)
+    costs = {"request_overhead_s": 0.0, "step_overhead_s": 0.0}
+    res = simulate(H100, w, with_capacity=False, timeline_points=0, frontend_s=0.1, **costs)
+    want = alone["ttft_p50_s"] + 0.1 * np.arange(1, 5)
+    assert np.sort(res.ttft_s) == pytest.approx(want, abs=1e-6)
+    assert res.stats["little_l"] == pytest.approx(res.stats["little_lambda_w"], rel=1e-6)
+    one = _one(request_overhead_s=0.0, step_overhead_s=0.0, frontend_s=0.1)
+    assert one["ttft_p50_s"] - alone["ttft_p50_s"] == pytest.approx(0.1, abs=1e-9)
 
 
 def test_prefix_hits_and_chunking_by_their_steps() -> None:

@@ -49,7 +49,7 @@ def test_one_request_alone_matches_predict(dep8b):
     request on its TTFT and end to end, a cost a step on each of its O steps)."""
     res = simulate(dep8b, _spaced(5, 100.0))
     one = dep8b.serve(batch=1, input_len=I, output_len=O, mode="static")
-    per_request, per_step, _ = fixed_costs("vllm")
+    per_request, per_step, _, _ = fixed_costs("vllm")
     s = res.summary
     for key, want in (
         ("ttft", one.ttft_s + per_request + per_step),

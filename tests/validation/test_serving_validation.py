@@ -343,11 +343,11 @@ def test_an_open_loops_request_cost_shifts_its_latencies() -> None:
     s = map_row(_row(requests="100"), 1).setting
     assert s is not None
     sims = Simulations()
-    base, later = sims.result(s, (0.0, 0.0)), sims.result(s, (0.05, 0.0))
+    base, later = sims.result(s, (0.0, 0.0, 0.0)), sims.result(s, (0.05, 0.0, 0.0))
     assert isinstance(base, SimResult) and isinstance(later, SimResult)
     assert np.allclose(later.ttft_s - base.ttft_s, 0.05)
     assert np.allclose(later.tpot_s, base.tpot_s, equal_nan=True)
-    slower = sims.result(s, (0.0, 0.002))  # a step cost slows every token
+    slower = sims.result(s, (0.0, 0.002, 0.0))  # a step cost slows every token
     assert isinstance(slower, SimResult) and np.nanmin(slower.tpot_s - base.tpot_s) > 0.0019
 
 
@@ -369,6 +369,7 @@ def test_validate_serving_on_the_whole_file() -> None:
     for costs in rep["fitted"]["costs"].values():  # within the grid, never negative
         assert 0 <= costs["request_overhead_s"] <= 0.25
         assert 0 <= costs["step_overhead_s"] <= 0.02
+        assert 0 <= costs["frontend_s"] <= 0.02
     # docs/validation.md quotes the held-out figures by metric ("Serving under load")
     doc = " ".join((Path(__file__).parents[2] / "docs" / "validation.md").read_text().split())
     words = {"ttft": "TTFT", "tpot": "TPOT / ITL", "throughput": "throughput"}

@@ -364,7 +364,7 @@ def test_simulate_at_near_zero_load_is_one_request_alone() -> None:
     d = r.json()
     dep = deployment("llama-3.1-8b", "h100-sxm", 1, engine="calibrated")
     one = dep.serve(batch=1, input_len=512, output_len=64, mode="static")
-    per_request, per_step, _ = fixed_costs("vllm")
+    per_request, per_step, _, _ = fixed_costs("vllm")
     ttft = one.ttft_s + per_request + per_step
     assert d["ttft_p50_s"] == pytest.approx(ttft, rel=0.02)
     assert d["tpot_p50_s"] == pytest.approx(one.tpot_s + per_step, rel=0.02)
@@ -402,7 +402,7 @@ def test_simulate_closed_loop_and_disaggregated() -> None:
     )
     assert d["offered_rps"] is None and d["stable"] is True
     # plus the default engine's (vLLM's) fixed costs as shipped (data/serving_costs.toml)
-    per_request, per_step, _ = fixed_costs("vllm")
+    per_request, per_step, _, _ = fixed_costs("vllm")
     e2e = one.request_latency_s + per_request + 64 * per_step
     assert d["e2e_p50_s"] == pytest.approx(e2e, rel=0.02)
     # one prefill and two decode instances, each one chip

@@ -115,9 +115,14 @@ def _print(rep: dict[str, Any]) -> None:
     print_table(
         f"fixed costs fitted on all {rep['fitted']['sources']} sources "
         f"({rep['fitted']['rows']} rows)",
-        ("engines", "per request", "per step"),
+        ("engines", "per request", "per step", "front end, per request"),
         [
-            (g, f"{c['request_overhead_s'] * 1e3:.1f} ms", f"{c['step_overhead_s'] * 1e3:.2f} ms")
+            (
+                g,
+                f"{c['request_overhead_s'] * 1e3:.1f} ms",
+                f"{c['step_overhead_s'] * 1e3:.2f} ms",
+                f"{c.get('frontend_s', 0.0) * 1e3:.2f} ms",
+            )
             for g, c in costs.items()
         ],
     )

@@ -68,6 +68,13 @@ def _cost_and_schedule_flags(s: argparse._ArgumentGroup) -> None:
         help="fixed CPU cost a step (scheduler, sampling), ms (default: the engine's fitted value)",
     )
     s.add_argument(
+        "--frontend-ms",
+        type=float,
+        metavar="MS",
+        help="a request's time in the instance's front-end process, which serves one request "
+        "at a time, ms (default: the engine's fitted value)",
+    )
+    s.add_argument(
         "--schedule",
         choices=SCHEDULES,
         help="decode-first (vLLM, TensorRT-LLM, LMDeploy) or prefill-first (SGLang)",
@@ -118,6 +125,7 @@ def engine_args(args: argparse.Namespace) -> dict[str, Any]:
         if args.request_overhead_ms is None
         else args.request_overhead_ms * ms,
         "step_overhead_s": None if args.step_overhead_ms is None else args.step_overhead_ms * ms,
+        "frontend_s": None if args.frontend_ms is None else args.frontend_ms * ms,
         "policy": args.schedule,
         "chunked_prefill": args.chunked_prefill,
         "scheduler_steps": args.scheduler_steps,
@@ -139,7 +147,9 @@ def engine_line(e: dict[str, Any]) -> str:
         f"serving engine: {e['name']} ({e['max_seqs']:,} sequences, "
         f"{e['max_batched_tokens']:,} tokens a step, {memory}, "
         f"{e['request_overhead_s'] * 1e3:g} ms a request, "
-        f"{e['step_overhead_s'] * 1e3:g} ms a step, {e['policy']}, chunked prefill "
+        f"{e['step_overhead_s'] * 1e3:g} ms a step, "
+        f"{e.get('frontend_s', 0.0) * 1e3:g} ms a request in the front end, one at a time, "
+        f"{e['policy']}, chunked prefill "
         f"{'on' if e['chunked_prefill'] else 'off'}, "
         f"{e['scheduler_steps']} scheduler step{'s' if e['scheduler_steps'] > 1 else ''}, "
         f"prefix caching {'on' if e['prefix_caching'] else 'off'}{hits}"

@@ -72,6 +72,7 @@ def engine_pool(
         engine.policy,
         step_overhead_s=engine.step_overhead_s / engine.scheduler_steps,
         request_overhead_s=engine.request_overhead_s,
+        frontend_s=engine.frontend_s,
         chunked_prefill=engine.chunked_prefill,
         scheduler_steps=engine.scheduler_steps,
         prefix_hit_rate=engine.hit_rate,

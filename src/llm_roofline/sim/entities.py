@@ -77,7 +77,8 @@ class Pool:
     of a prompt of that many tokens takes. `policy`: the name its instances schedule by
     (`policy.POLICIES`); `step_overhead_s` is added to each step's time, `request_overhead_s`
     to each request's time to first token and end to end (and between a closed-loop client's
-    answer and its next request)."""
+    answer and its next request); `frontend_s` is each request's time in the instance's front
+    end, which takes one request at a time, first come first served, before the engine."""
 
     table: StepTable
     kv_cap: int
@@ -89,6 +90,7 @@ class Pool:
     policy: str = "vllm"
     step_overhead_s: float = 0.0  # the engine's CPU cost a step (serving_engines.py)
     request_overhead_s: float = 0.0  # and a request's, outside the steps
+    frontend_s: float = 0.0  # and a request's in its front end, one request at a time
 
 
 class Instance:

@@ -76,6 +76,14 @@ class EventLoop:
         self.busy: list[tuple[float, int]] = []  # (next step's start, instance), one per busy
         self.moving = 0.0  # ∫ requests in transit between the pools dt
         self.done = 0
+        entry = self.by_pool[0]
+        # the engine's front end (`Pool.frontend_s`): one per instance, taken as one queue
+        # served as many times faster; `front` is when it is next free, `fronted` ∫ requests
+        # in it dt, `sent[r]` when request r was sent
+        self.front_s = entry[0].pool.frontend_s / len(entry)
+        self.front = -math.inf
+        self.fronted = 0.0
+        self.sent = [math.nan] * reqs.n
         self.pending, self.next_new = self._first_arrivals(work, stagger_s)
 
     def _first_arrivals(
@@ -85,14 +93,28 @@ class EventLoop:
         a closed loop's first request of each client (a heap: later ones join as requests
         finish), or every arrival of an open loop, latest first (popped from the end)."""
         n = self.reqs.n
+        overhead = self.by_pool[0][0].pool.request_overhead_s
         if self.closed:
             clients = min(int(work.concurrency or 1), n)
-            return [(i * stagger_s, i) for i in range(clients)], clients
+            times = [self._through_front(i * stagger_s) for i in range(clients)]
+            self.sent[:clients] = [i * stagger_s - overhead for i in range(clients)]
+            return list(zip(times, range(clients), strict=True)), clients
         assert work.arrival_s is not None
-        times = (work.arrival_s - work.arrival_s[0]).tolist()  # from the first arrival
+        sent = work.arrival_s - work.arrival_s[0]  # from the first arrival
+        self.sent = (sent - overhead).tolist()
+        times = [self._through_front(t) for t in sent.tolist()]
         pending = list(zip(times, range(n), strict=True))
         pending.reverse()
         return pending, n
+
+    def _through_front(self, t: float) -> float:
+        """When a request that reaches the front end at t leaves it (first come, first
+        served, `front_s` each): t itself when the front end costs nothing."""
+        if self.front_s <= 0.0:
+            return t
+        self.front = max(t, self.front) + self.front_s
+        self.fronted += self.front - t
+        return self.front
 
     def run(self) -> RunResult:
         """Serve every request; the per-request times and what the loop counted. One pass of
@@ -167,7 +189,7 @@ class EventLoop:
             self.reqs,
             steps=steps,
             preempted=sum(i.preempted for i in inst),
-            occupancy=sum(i.occupancy for i in inst) + self.moving,
+            occupancy=sum(i.occupancy for i in inst) + self.moving + self.fronted,
             timeline=self.timeline.sampled(self.timeline_points),
         )
 
@@ -178,7 +200,7 @@ class EventLoop:
             k = len(self.by_pool) - 1
         else:
             t_a, r = heapq.heappop(self.pending) if self.closed else self.pending.pop()
-            self.reqs.arrival[r] = t_a - self.by_pool[0][0].pool.request_overhead_s  # sent then
+            self.reqs.arrival[r] = self.sent[r]  # in the system from then
             k = 0
         ins = self.routers[k].route(self.by_pool[k], t_a)
         if not (ins.running or ins.waiting):
@@ -222,8 +244,10 @@ class EventLoop:
         self.reqs.state[r] = DONE
         self.reqs.finish[r] = t
         self.done += 1
-        if self.closed and self.next_new < self.reqs.n:
-            heapq.heappush(self.pending, (t + ins.pool.request_overhead_s, self.next_new))
+        if self.closed and self.next_new < self.reqs.n:  # its client's next, sent now
+            self.sent[self.next_new] = t
+            at = self._through_front(t + self.by_pool[0][0].pool.request_overhead_s)
+            heapq.heappush(self.pending, (at, self.next_new))
             self.next_new += 1
 
 

@@ -132,7 +132,7 @@ class _Cache:
             *(id(d.spec), id(d.chip), d.instance_chips, d.tp, d.pp, d.ep, d.pad_heads),
             *(d.weight_dtype, d.kv_dtype, d.overlap, d.engine, d.comm),
             # the fixed costs change no capacity or table (validate --serving varies them)
-            replace(self.engine, request_overhead_s=0.0, step_overhead_s=0.0),
+            replace(self.engine, request_overhead_s=0.0, step_overhead_s=0.0, frontend_s=0.0),
         )
 
     def once(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:

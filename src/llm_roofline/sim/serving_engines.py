@@ -23,8 +23,11 @@ at the token budget), the activations of a step of `max_batched_tokens` tokens a
 of `max_seqs` sequences. "roofline" keeps the simulator as it was before issue 27: the whole
 memory, each sequence's own activations, 256 sequences and 8,192 tokens a step.
 
-Fixed costs (`request_overhead_s`, `step_overhead_s`): read from data/serving_costs.toml,
-where `validate --serving` writes its fit with its provenance; 0 until fitted.
+Fixed costs (`request_overhead_s`, `step_overhead_s`, `frontend_s`): read from
+data/serving_costs.toml, where `validate --serving` writes its fit with its provenance; 0
+until fitted. A request's overhead delays it alone; its front-end time (the API server's CPU
+work for it: HTTP, tokenising, detokenising and streaming) is spent in one process per
+instance that serves one request at a time, so a burst of requests queues for it.
 
 Scheduling (`policy`, `engine_policies.py`): "decode-first" (vLLM V1, TensorRT-LLM's in-flight
 batching, LMDeploy's TurboMind: a step decodes every running sequence, then prompts fill the
@@ -155,6 +158,7 @@ class ServingEngine:
     prefix_caching: bool
     prefix_hit_rate: float = 0.0
     reserve_output: bool = False  # admit only when the whole output's KV is sure to fit
+    frontend_s: float = 0.0  # a request's time in the instance's one front-end process
 
     @property
     def hit_rate(self) -> float:
@@ -166,15 +170,16 @@ class ServingEngine:
         return asdict(self)
 
 
-def fixed_costs(name: str) -> tuple[float, float, str]:
-    """(request_overhead_s, step_overhead_s, their source) of engine `name`, from
-    data/serving_costs.toml (0, 0 for an engine it does not list)."""
+def fixed_costs(name: str) -> tuple[float, float, float, str]:
+    """(request_overhead_s, step_overhead_s, frontend_s, their source) of engine `name`,
+    from data/serving_costs.toml (0s for an engine it does not list)."""
     path = resources.files("llm_roofline").joinpath("data/serving_costs.toml")
     table = tomllib.loads(path.read_text(encoding="utf-8"))
     row = table.get(name, {})
     return (
         float(row.get("request_overhead_s", 0.0)),
         float(row.get("step_overhead_s", 0.0)),
+        float(row.get("frontend_s", 0.0)),
         str(row.get("source", "not fitted: 0")),
     )
 
@@ -182,11 +187,12 @@ def fixed_costs(name: str) -> tuple[float, float, str]:
 class _Costs(TypedDict):
     request_overhead_s: float
     step_overhead_s: float
+    frontend_s: float
 
 
 def _costs(name: str) -> _Costs:
-    req, step, _ = fixed_costs(name)
-    return {"request_overhead_s": req, "step_overhead_s": step}
+    req, step, front, _ = fixed_costs(name)
+    return {"request_overhead_s": req, "step_overhead_s": step, "frontend_s": front}
 
 
 def _vllm(mem: float, chip_id: str, tp: int, pp: int) -> ServingEngine:
@@ -327,7 +333,7 @@ def _checked(name: str, value: Any) -> Any:
     elif name == "prefix_hit_rate":
         ok = _number(value) and 0 <= value < 1
         what = "a fraction in [0, 1)"
-    elif name in ("request_overhead_s", "step_overhead_s"):
+    elif name in ("request_overhead_s", "step_overhead_s", "frontend_s"):
         ok = _number(value) and 0 <= value < 3600
         what = "a time in seconds, 0 or more"
     elif name in ("chunked_prefill", "prefix_caching", "profile_activations", "reserve_output"):

@@ -273,7 +273,7 @@ def serving_knobs() -> tuple[frozenset[str], tuple[str, ...]]:
         return frozenset(), ()
     module = importlib.import_module("llm_roofline.sim.serving_engines")
     names = frozenset(module.ENGINES) - {"roofline"}
-    return names, ("request_overhead_s", "step_overhead_s")
+    return names, ("request_overhead_s", "step_overhead_s", "frontend_s")
 
 
 def shipped_costs(engine: str | None) -> Costs:
@@ -282,7 +282,7 @@ def shipped_costs(engine: str | None) -> Costs:
         return ()
     module = importlib.import_module("llm_roofline.sim.serving_engines")
     name = engine if engine is not None else module.DEFAULT_ENGINE
-    return tuple(float(c) for c in module.fixed_costs(name)[:2])
+    return tuple(float(c) for c in module.fixed_costs(name)[:3])
 
 
 @dataclass

@@ -61,8 +61,9 @@ __all__ = [
 Progress = Callable[[int, int], None]
 FloatArray = NDArray[np.float64]
 SHARED = "all engines"
-STEPS = (0.02, 0.002)  # the finite differences: 20 ms a request, 2 ms a step
-TOP = (0.25, 0.02)  # the grid's reach: 250 ms a request, 20 ms a step
+# in the order of serving.serving_knobs' names: a request's, a step's, a request's front end
+STEPS = (0.02, 0.002, 0.002)  # the finite differences: 20 ms, 2 ms, 2 ms
+TOP = (0.25, 0.02, 0.02)  # the grid's reach: 250 ms, 20 ms, 20 ms
 GRID = 41
 
 
@@ -132,8 +133,14 @@ def _groups(lin: Linear, train: NDArray[np.bool_]) -> dict[str, NDArray[np.intp]
 
 
 # the figures each cost shows in, fitted in this order: a step's CPU cost adds to every
-# token's time (TPOT, and throughput through it), a request's to its first token and latency
-SHOWN_IN = {"step_overhead_s": ("tpot", "throughput"), "request_overhead_s": ("ttft", "e2e")}
+# token's time (TPOT, and throughput through it); a request's front-end time queues requests
+# that come together (TTFT) and caps the requests an instance takes a second (throughput);
+# then a request's own delay adds to its first token and latency
+SHOWN_IN = {
+    "step_overhead_s": ("tpot", "throughput"),
+    "frontend_s": ("ttft", "throughput"),
+    "request_overhead_s": ("ttft", "e2e"),
+}
 
 
 def _best(
@@ -346,7 +353,9 @@ def costs_toml(fitted: dict[str, Any], engines: Sequence[str]) -> str:
     head = [
         "# Each serving engine's fixed costs outside the GPU's steps (sim/serving_engines.py):",
         "#   request_overhead_s: per request, before its prompt reaches the engine;",
-        "#   step_overhead_s: per engine step (the CPU scheduler, input preparation, sampling).",
+        "#   step_overhead_s: per engine step (the CPU scheduler, input preparation, sampling);",
+        "#   frontend_s: per request, in the instance's one front-end process (HTTP, tokenising,",
+        "#     detokenising, streaming), which serves one request at a time.",
         "# Written by `llm-roofline validate --serving --save-costs` (validation/serving_fit.py):",
         "# least absolute ln(simulated / measured) over every source, never per source.",
         "",
@@ -360,6 +369,7 @@ def costs_toml(fitted: dict[str, Any], engines: Sequence[str]) -> str:
             f"[{e}]",
             f"request_overhead_s = {c['request_overhead_s']:.5f}",
             f"step_overhead_s = {c['step_overhead_s']:.6f}",
+            f"frontend_s = {c.get('frontend_s', 0.0):.6f}",
             f'source = "fitted ({whose}) by validate --serving to {fitted["rows"]} rows from '
             f'{fitted["sources"]} sources of tests/data/serving_measurements.csv"',
             "",

@@ -143,6 +143,7 @@ def _engine(req: SimulateRequest, dep: Deployment) -> ServingEngine:
         memory_share=req.memory_share,
         request_overhead_s=seconds(req.request_overhead_ms),
         step_overhead_s=seconds(req.step_overhead_ms),
+        frontend_s=seconds(req.frontend_ms),
         policy=req.schedule,
         chunked_prefill=req.chunked_prefill,
         scheduler_steps=req.scheduler_steps,

@@ -142,6 +142,13 @@ class SimulateRequest(SystemQuery):
     step_overhead_ms: float | None = Field(
         None, ge=0, le=60_000, allow_inf_nan=False, description="fixed CPU cost a step, ms"
     )
+    frontend_ms: float | None = Field(
+        None,
+        ge=0,
+        le=60_000,
+        allow_inf_nan=False,
+        description="a request's time in the front-end process, one request at a time, ms",
+    )
     schedule: Schedule | None = None
     chunked_prefill: bool | None = None
     scheduler_steps: StrictInt | None = Field(None, ge=1, le=64, description="multi-step")

@@ -25,6 +25,7 @@ class ServingEngineFields(Answer):
     prefix_caching: bool
     prefix_hit_rate: float
     reserve_output: bool
+    frontend_s: float
 
 
 class SimSummary(Answer):
