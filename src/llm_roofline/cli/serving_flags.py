@@ -47,13 +47,12 @@ def engine_flags(s: argparse._ArgumentGroup) -> None:
         "and SGLang mem_fraction_static of the whole; TensorRT-LLM free_gpu_memory_fraction "
         "0.9 and LMDeploy cache_max_entry_count 0.8 of what the weights leave)",
     )
-    _cost_and_schedule_flags(s)
+    _cost_flags(s)
+    _schedule_flags(s)
 
 
-def _cost_and_schedule_flags(s: argparse._ArgumentGroup) -> None:
-    """The fixed costs and the scheduling options over the engine's defaults."""
-    from llm_roofline.sim.serving_engines import SCHEDULES
-
+def _cost_flags(s: argparse._ArgumentGroup) -> None:
+    """The fixed costs over the engine's fitted ones."""
     s.add_argument(
         "--request-overhead-ms",
         type=float,
@@ -74,6 +73,12 @@ def _cost_and_schedule_flags(s: argparse._ArgumentGroup) -> None:
         help="a request's time in the instance's front-end process, which serves one request "
         "at a time, ms (default: the engine's fitted value)",
     )
+
+
+def _schedule_flags(s: argparse._ArgumentGroup) -> None:
+    """The scheduling options over the engine's defaults."""
+    from llm_roofline.sim.serving_engines import SCHEDULES
+
     s.add_argument(
         "--schedule",
         choices=SCHEDULES,
