@@ -12,7 +12,9 @@ import numpy as np
 from llm_roofline.deploy.deployment import deployment
 from llm_roofline.planning.fleet_bounds import instance_shapes, traffic
 from llm_roofline.planning.fleet_request import FleetRequest
+from llm_roofline.planning.fleet_result import Draw
 from llm_roofline.planning.fleet_search import Search
+from llm_roofline.planning.fleet_settled import Settled
 from llm_roofline.sim.simulate import simulate
 from llm_roofline.sim.workload import make_workload
 
@@ -63,3 +65,27 @@ def test_prompts_that_miss_are_known_for_every_decode_pool() -> None:
     assert not search.prompts_missed(shape, 2)
     b = search.fleet(shape, shape, 1, 4)
     assert not b.meets_slo and b.ttft_p90_s is not None and b.ttft_p90_s > 1.25 * 0.1
+
+
+def test_what_the_runs_settle() -> None:
+    """`Settled` for targets of 1 s and 50 ms: prompts that missed TTFT on a draw (1.2 s) are
+    marked, those within it are not; a pair's run stops on TTFT only until its prompts met
+    that run's limit to the end (the screen's, 1.25 s, here); past the screen with 3 decode
+    instances, 3 or more skip it, 2 do not; another prefill pool has its own."""
+    settled = Settled(1.0, 0.05)
+    slow, quick = (7, 1), (7, 2)
+    settled.judged(slow, (Draw(0, 1.2, 0.01, 2000),), 1.0)
+    settled.judged(quick, (Draw(0, 0.9, 0.09, 2000),), 1.0)
+    assert settled.prompts_missed(slow) and not settled.prompts_missed(quick)
+    assert settled.stop(1.25, quick, -1).prompts_first
+    assert not settled.stop(1.25, None, -1).prompts_first  # one shape: either target
+    settled.ran(quick, -1, Draw(0, 1.2, 0.07, 500), 1.25)
+    assert not settled.stop(1.25, quick, -1).prompts_first
+    assert settled.stop(1.0, quick, 0).prompts_first  # not yet known on draw 0
+    settled.ran(quick, 0, Draw(0, 0.9, 0.07, 2000, stopped=True), 1.0)  # a bound: unknown
+    assert settled.stop(1.0, quick, 0).prompts_first
+    group = (7, 8, 2)
+    settled.passes(group, 3)
+    assert settled.screen_passed(group, 3) and settled.screen_passed(group, 5)
+    assert not settled.screen_passed(group, 2)
+    assert not settled.screen_passed((7, 8, 1), 5)

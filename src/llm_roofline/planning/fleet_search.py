@@ -23,6 +23,7 @@ from llm_roofline.planning.fleet_bounds import Shape, Traffic
 from llm_roofline.planning.fleet_early import EarlyStop, TargetMissedError
 from llm_roofline.planning.fleet_request import FleetRequest
 from llm_roofline.planning.fleet_result import Draw, Fleet, InstanceSplit
+from llm_roofline.planning.fleet_settled import Prompts, Settled
 from llm_roofline.sim.simulate import capacity_rps, simulate
 from llm_roofline.sim.workload import Workload
 
@@ -85,10 +86,7 @@ class Search:
         self.runs: dict[tuple[int, ...], Fleet] = {}
         self.best: Fleet | None = None
         self.pools: dict[int, tuple[Shape | None, Shape, int, int]] = {}
-        # prefill pools (shape, instances) that miss TTFT (`prompts_missed`), and those that
-        # met a run's TTFT limit (run: -1 the screen, else the draw), to the end (`_stop`)
-        self.slow_prompts: set[tuple[int, int]] = set()
-        self.fast_prompts: set[tuple[int, int, int]] = set()
+        self.settled = Settled(request.ttft_p90_s, request.tpot_p99_s)  # `fleet_settled`
         self.pruned = 0
         self.simulations = 0
         self.too_big: list[int] = []  # fleets the search wanted beyond max_chips
@@ -163,7 +161,7 @@ class Search:
             return self.runs[key]
         pools = self._fleets(shape_p, shape_d, p, d)
         prompts = None if shape_p is None else (id(shape_p), p)
-        screened = self._screen(*pools, prompts)
+        screened = self._screened(shape_p, shape_d, p, d, prompts)
         draws = (screened,) if screened is not None else self._draws(*pools, prompts)
         t90, t99 = _worst(draws)
         ok = screened is None and meets(t90, t99, self.ttft_s, self.tpot_s)
@@ -176,8 +174,8 @@ class Search:
             )
             ok = capacity >= HEADROOM * self.rate
         row = self._row(shape_p, shape_d, p, d, draws, capacity, ok)
-        if shape_p is not None and _ttft_out(draws, screened is not None, self.ttft_s):
-            self.slow_prompts.add((id(shape_p), p))
+        limit = SCREEN_MISS * self.ttft_s if screened is not None else self.ttft_s
+        self.settled.judged(prompts, draws, limit)
         self.runs[key] = row
         self.rows.append(row)
         self.pools[id(row)] = (shape_p, shape_d, p, d)
@@ -186,30 +184,32 @@ class Search:
         return row
 
     def prompts_missed(self, shape_p: Shape, p: int) -> bool:
-        """`p` prefill instances of `shape_p` are known to miss the TTFT target (on the screen
-        by more than SCREEN_MISS, or on a draw), whatever decode pool they feed: a request's
-        first token leaves its prefill instance, whose steps no decode instance changes (the
-        prefill pool hands its KV on and frees it), so a fleet with these prompts fails as
-        the one simulated did, and is not simulated."""
-        return (id(shape_p), p) in self.slow_prompts
+        """`p` prefill instances of `shape_p` are known to miss TTFT, whatever decode pool
+        they feed (`fleet_settled`): a fleet of them fails as the one simulated did."""
+        return self.settled.prompts_missed((id(shape_p), p))
 
-    def _stop(self, scale: float, prompts: tuple[int, int] | None, run: int) -> EarlyStop:
-        """When run `run` (the screen, -1, or a draw) of a fleet may stop: past `scale` times
-        a target; a pair of pools (`prompts`, its prefill shape and instances) only on TTFT,
-        unless its prompts are known to meet TTFT on that run (the same prefill pool's run to
-        the end, `fast_prompts`: a first token leaves the prefill instance, whatever decodes
-        after it, `prompts_missed`), so that TPOT alone decides, as for one shape."""
-        first = prompts is not None and (*prompts, run) not in self.fast_prompts
-        return EarlyStop(scale * self.ttft_s, scale * self.tpot_s, first)
-
-    def _note(self, prompts: tuple[int, int] | None, run: int, draw: Draw, limit: float) -> None:
-        """Keep a pair's prompts that met `limit` on run `run` to the end (`_stop`)."""
-        t90 = draw.ttft_p90_s
-        if prompts is not None and not draw.stopped and t90 is not None and t90 <= limit:
-            self.fast_prompts.add((*prompts, run))
+    # size: the fleet (its two shapes and counts) and its prompts' key
+    def _screened(
+        self,
+        shape_p: Shape | None,
+        shape_d: Shape,
+        p: int,
+        d: int,
+        prompts: Prompts | None,
+    ) -> Draw | None:
+        """The screen's figures when the fleet fails it (`_screen`), else None; not run when
+        fewer decode instances (or replicas) of the same shapes and prefill pool passed it
+        (`fleet_settled`)."""
+        group = (id(shape_p), id(shape_d), p)
+        if self.settled.screen_passed(group, d):
+            return None
+        screened = self._screen(*self._fleets(shape_p, shape_d, p, d), prompts)
+        if screened is None:
+            self.settled.passes(group, d)
+        return screened
 
     def _screen(
-        self, pf: Deployment | None, dec: Deployment, prompts: tuple[int, int] | None
+        self, pf: Deployment | None, dec: Deployment, prompts: Prompts | None
     ) -> Draw | None:
         """The screen's figures when they miss a target by more than SCREEN_MISS (the fleet
         is then out), else None. The screen's requests are the first of the first draw's:
@@ -217,9 +217,9 @@ class Search:
         the full draws would show it later and worse."""
         if self.screen is None:
             return None
-        stop = self._stop(SCREEN_MISS, prompts, -1)
+        stop = self.settled.stop(SCREEN_MISS, prompts, -1)
         screened = self._simulate(pf, dec, self.screen, stop, self.seed, self.longest)
-        self._note(prompts, -1, screened, stop.ttft_s)
+        self.settled.ran(prompts, -1, screened, stop.ttft_s)
         if meets(screened.ttft_p90_s, screened.tpot_p99_s, stop.ttft_s, stop.tpot_s):
             return None
         return screened
@@ -262,7 +262,7 @@ class Search:
         return draw
 
     def _draws(
-        self, pf: Deployment | None, dec: Deployment, prompts: tuple[int, int] | None
+        self, pf: Deployment | None, dec: Deployment, prompts: Prompts | None
     ) -> tuple[Draw, ...]:
         """Each seeded draw's TTFT p90 and TPOT p99 on a fleet (in seed order); a miss ends
         it (the draws after it are not run), and a draw stops once it is certain to miss
@@ -273,9 +273,9 @@ class Search:
         that meets runs them all, whatever the order."""
         out: list[Draw] = []
         for k in list(self.order):
-            stop = self._stop(1.0, prompts, k)
+            stop = self.settled.stop(1.0, prompts, k)
             draw = self._simulate(pf, dec, self.works[k], stop, self.seed + k, self.longest)
-            self._note(prompts, k, draw, self.ttft_s)
+            self.settled.ran(prompts, k, draw, self.ttft_s)
             out.append(draw)
             if not meets(draw.ttft_p90_s, draw.tpot_p99_s, self.ttft_s, self.tpot_s):
                 self.order.remove(k)
@@ -383,13 +383,6 @@ class Search:
         if self.best is fleet:
             self.best = filled
         return filled
-
-
-def _ttft_out(draws: tuple[Draw, ...], screened: bool, ttft_s: float) -> bool:
-    """The TTFT target alone fails the fleet of these draws: on the screen (`screened`) by
-    more than SCREEN_MISS, else on a draw."""
-    limit = SCREEN_MISS * ttft_s if screened else ttft_s
-    return any(x.ttft_p90_s is not None and x.ttft_p90_s > limit for x in draws)
 
 
 def _worst(draws: tuple[Draw, ...]) -> tuple[float | None, float | None]:
