@@ -343,6 +343,7 @@ class Search:
                 per_client=CAPACITY_PER_CLIENT,
                 deadline=self.deadline,
                 closed_loop=True,
+                table_context=self.longest,
             )
         return self.capacity[key]
 
@@ -359,6 +360,7 @@ class Search:
                 per_client=CAPACITY_PER_CLIENT,
                 deadline=self.deadline,
                 closed_loop=True,
+                table_context=self.longest,
             )
         return self.capacity[key]
 

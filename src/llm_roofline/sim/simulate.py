@@ -260,6 +260,7 @@ def capacity_rps(
     deadline: float | None = None,
     closed_loop: bool = False,
     serving_engine: str | ServingEngine = DEFAULT_ENGINE,
+    table_context: int = 0,
 ) -> float:
     """The request rate `dep` (with `prefill_pool`: the two pools) sustains on `work`'s
     lengths: the highest Poisson rate at which its queue stays bounded
@@ -271,7 +272,8 @@ def capacity_rps(
     one run: a cheaper estimate, usually at or below the capacity (8B on one H100, ideal
     engine, 512 → 128 tokens: 78.8 against about 100 requests/s). `serving_engine`: whose
     settings serve, as `simulate`'s (`max_seqs` and `max_batched_tokens` replace its
-    defaults), so that a capacity and the simulations it judges run on one engine."""
+    defaults), so that a capacity and the simulations it judges run on one engine.
+    `table_context` as `simulate`'s (the step tables of longer requests, from the cache)."""
     if pools is None:
         eng = engine_settings(
             serving_engine,
@@ -283,7 +285,15 @@ def capacity_rps(
         inp, out = work.input_len[idx].tolist(), work.output_len[idx].tolist()
         longest = max(i + o for i, o in zip(inp, out, strict=True))
         pools = build_pools(
-            dep, prefill_pool, inp, longest, eng.max_seqs, eng.max_batched_tokens, cache, eng
+            dep,
+            prefill_pool,
+            inp,
+            longest,
+            eng.max_seqs,
+            eng.max_batched_tokens,
+            cache,
+            eng,
+            table_context,
         )
     measure = saturated_rps if closed_loop else sustained_capacity
     return measure(pools, work, per_client=per_client, deadline=deadline)
