@@ -14,7 +14,8 @@ run's; once every request has finished, the bounds are the run's own figures."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,21 +37,47 @@ class TargetMissedError(Exception):
 
 def lower_percentiles(reqs: Requests, now: float) -> tuple[float, float | None]:
     """Lower bounds on the run's TTFT p90 and TPOT p99 at clock `now` (module docstring)."""
+    ttft, tpot = _bounds(reqs, now)
+    return _percentiles(ttft, tpot)
+
+
+def _bounds(
+    reqs: Requests, now: float, out: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each request's lower bound on TTFT, and on TPOT for those with a second token (None:
+    none has); `out`: the requests' output tokens as floats, when the caller keeps them."""
     # the times as the simulator defines them (`metrics.request_times`), each event not yet
     # reached taken as now: a request not arrived waits 0, one without a first token has
     # waited until now and decoded nothing, one still decoding has run until now
-    a, f, z = (np.asarray(x) for x in (reqs.arrival, reqs.first, reqs.finish))
-    a = np.where(np.isnan(a), now, a)
-    f = np.where(np.isnan(f), now, f)
-    z = np.where(np.isnan(z), now, z)
-    o = np.asarray(reqs.out, dtype=np.float64)
+    a, f, z = (_reached(x, now) for x in (reqs.arrival, reqs.first, reqs.finish))
+    o = np.asarray(reqs.out, dtype=np.float64) if out is None else out
     ttft, tpot = request_times(a, f, z, o)
     ttft = np.maximum(ttft, 0.0)
     two = o > 1  # the requests that have a time per output token
     if not two.any():
-        return float(np.percentile(ttft, 90)), None
-    tpot = np.maximum(tpot[two], 0.0)
-    return float(np.percentile(ttft, 90)), float(np.percentile(tpot, 99))
+        return ttft, None
+    return ttft, np.maximum(tpot[two], 0.0)
+
+
+def _reached(times: list[float], now: float) -> np.ndarray:
+    """A record of times, each not yet reached (NaN) taken as `now`."""
+    v = np.fromiter(times, dtype=np.float64, count=len(times))
+    return np.where(np.isnan(v), now, v)
+
+
+def _percentiles(ttft: np.ndarray, tpot: np.ndarray | None) -> tuple[float, float | None]:
+    t90 = float(np.percentile(ttft, 90))
+    return t90, None if tpot is None else float(np.percentile(tpot, 99))
+
+
+def _may_pass(values: np.ndarray, q: int, limit: float) -> bool:
+    """Whether the q-th percentile of `values` (numpy's, interpolated) may be above `limit`:
+    it is at most the sorted values' one at floor((n − 1)·q/100) + 1 (or the last), which is
+    at or below `limit` when fewer than n less that index are above it (a cheap count that
+    spares the percentiles of most watches, with the same outcome)."""
+    n = values.size
+    top = min(math.ceil((n - 1) * q / 100) + 1, n - 1)
+    return int(np.count_nonzero(values > limit)) >= n - top
 
 
 @dataclass(frozen=True)
@@ -64,6 +91,7 @@ class EarlyStop:
     ttft_s: float
     tpot_s: float
     prompts_first: bool = False
+    outs: list[tuple[Requests, np.ndarray]] = field(default_factory=list, compare=False, repr=False)
 
     def missed(self, t90: float, t99: float | None) -> bool:
         """The bounds (or a finished run's figures) decide the run: failed on TTFT, or,
@@ -73,7 +101,16 @@ class EarlyStop:
         return not self.prompts_first and t99 is not None and t99 > self.tpot_s
 
     def __call__(self, reqs: Requests, now: float) -> None:
-        """The watcher: raises TargetMissedError when the run is decided."""
-        t90, t99 = lower_percentiles(reqs, now)
+        """The watcher: raises TargetMissedError when the run is decided (the percentiles
+        taken only when a count of the bounds past a limit allows it, `_may_pass`)."""
+        if not (self.outs and self.outs[0][0] is reqs):  # a run's output tokens, kept
+            self.outs[:] = [(reqs, np.asarray(reqs.out, dtype=np.float64))]
+        ttft, tpot = _bounds(reqs, now, self.outs[0][1])
+        tpot_decides = tpot is not None and not self.prompts_first
+        if not _may_pass(ttft, 90, self.ttft_s) and not (
+            tpot_decides and tpot is not None and _may_pass(tpot, 99, self.tpot_s)
+        ):
+            return
+        t90, t99 = _percentiles(ttft, tpot)
         if self.missed(t90, t99):
             raise TargetMissedError(t90, t99)
