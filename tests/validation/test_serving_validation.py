@@ -351,6 +351,27 @@ def test_an_open_loops_request_cost_shifts_its_latencies() -> None:
     assert isinstance(slower, SimResult) and np.nanmin(slower.tpot_s - base.tpot_s) > 0.0019
 
 
+def test_a_benchmark_in_process_has_no_front_end() -> None:
+    """A row measured by a harness that drives the engine itself (trtllm-bench: no API
+    server) is simulated without the front end's queue, whatever its fitted cost: 100
+    requests sent at once, with 50 ms a request in a front end they would wait 0.05 to 5 s
+    for it. A server's row waits; a bad harness name is refused naming the field."""
+    burst = {"load": "inf", "requests": "100", "metric": "ttft_mean_s"}
+    s = map_row(_row(**burst, harness="in-process"), 1).setting
+    served = map_row(_row(**burst), 1).setting
+    assert s is not None and s.in_process and served is not None and not served.in_process
+    sims = Simulations()
+    base, front = sims.result(s, (0.0, 0.0, 0.0)), sims.result(s, (0.0, 0.0, 0.05))
+    assert isinstance(base, SimResult) and isinstance(front, SimResult)
+    assert np.array_equal(front.ttft_s, base.ttft_s)
+    waited = sims.result(served, (0.0, 0.0, 0.05))
+    assert isinstance(waited, SimResult)
+    # the last of 100 leaves the front end at 100 x 0.05 = 5 s: its TTFT is at least that
+    assert np.max(waited.ttft_s) >= 5.0 > np.max(base.ttft_s)
+    bad = map_row(_row(harness="notebook"), 1)
+    assert bad.setting is None and "harness" in (bad.reason or "")
+
+
 @pytest.mark.slow
 def test_validate_serving_on_the_whole_file() -> None:
     r = run_cli("validate", "--serving", "--json")

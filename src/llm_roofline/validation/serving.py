@@ -89,6 +89,7 @@ class Setting:
     output_len: float
     dataset: str | None
     range_ratio: float = 0.0
+    in_process: bool = False  # the benchmark drove the engine itself: no API server
 
     @property
     def replicas(self) -> int:
@@ -217,6 +218,9 @@ def _setting(raw: Mapping[str, str]) -> Setting:
     kv = [t.split("_")[0] for t in (raw.get("kv_dtype") or "").split()]  # fp8_e5m2: fp8
     sixteen = weight if weight in ("fp16", "bf16") else "bf16"
     engine = _ENGINES.get(raw["engine"].strip().lower())
+    harness = (raw.get("harness") or "server").strip()
+    if harness not in ("server", "in-process"):
+        raise InputError(f"harness {harness!r} is neither server nor in-process", "harness")
     return Setting(
         model=raw["model"].strip(),
         hardware=raw["hardware"].strip(),
@@ -235,6 +239,7 @@ def _setting(raw: Mapping[str, str]) -> Setting:
         output_len=out,
         dataset=dataset,
         range_ratio=ratio,
+        in_process=harness == "in-process",
     )
 
 
@@ -326,6 +331,8 @@ class Simulations:
         if self.costs:  # the row's engine, its fixed costs overridden when given
             module = importlib.import_module("llm_roofline.sim.serving_engines")
             over = dict(zip(self.costs, costs, strict=True)) if costs is not None else {}
+            if s.in_process and "frontend_s" in self.costs:  # no API server in front
+                over["frontend_s"] = 0.0
             name = s.engine if s.engine is not None else module.DEFAULT_ENGINE
             knobs["serving_engine"] = module.serving_engine(name, dep, **over)
         if s not in self.works:
