@@ -275,6 +275,20 @@ def test_the_fit_recovers_known_costs() -> None:
     assert fit.as_dict()["costs"]["vllm"]["step_overhead_s"] == fit.groups["vllm"][1]
 
 
+def test_a_cost_past_the_grid_is_not_fitted() -> None:
+    """Two TTFTs that a request cost of 0.4 s would explain (0.01 s simulated, 0.41 s
+    measured, slope 1), beyond the grid's 0.25 s: the fit stops at the grid's reach, which
+    says the rows miss something else, and ships 0 rather than the edge."""
+    at = np.array([0.01, 0.01])
+    slope = np.array([[1.0, 0.0], [1.0, 0.0]])
+    fam = np.array(["ttft", "ttft"])
+    lin = Linear(
+        at, slope, np.zeros((2, 2)), at + 0.4, np.array(["a", "b"]), np.array(["x", "x"]), fam
+    )
+    fit = fit_costs(lin, np.ones(2, dtype=bool), ("request_overhead_s", "step_overhead_s"))
+    assert fit.groups["x"] == (0.0, 0.0)
+
+
 def test_the_fitted_costs_as_the_profile_reads_them() -> None:
     fitted = {
         "costs": {

@@ -148,7 +148,10 @@ def _best(
 ) -> Costs:
     """The costs minimising the weighted |errors| of `rows`, one at a time on the rows whose
     figures show it (`SHOWN_IN`), the others held at their value so far (first the median
-    shipped value): on GRID points from 0 to TOP, then twice on a finer grid around the best."""
+    shipped value): on GRID points from 0 to TOP, then twice on a finer grid around the best.
+    A cost that comes out at TOP is not identified by the rows (they would take more of it
+    than any CPU cost in reach, so they are missing something else): it is set to 0, before
+    the next cost is fitted."""
     theta = np.median(lin.origin[rows], axis=0)
     for name in sorted(names, key=lambda n: tuple(SHOWN_IN).index(n)):
         k = names.index(name)
@@ -163,6 +166,8 @@ def _best(
             theta = grid[int(np.argmin(np.sum(weights[mine, None] * err, axis=0)))]
             step = (high - low) / (GRID - 1)
             low, high = max(theta[k] - step, 0.0), min(theta[k] + step, TOP[k])
+        if theta[k] >= TOP[k]:  # at the grid's reach: the rows ask for something else
+            theta[k] = 0.0
     return tuple(float(x) for x in theta)
 
 
