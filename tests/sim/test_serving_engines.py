@@ -217,7 +217,7 @@ def test_a_front_end_serves_one_request_at_a_time() -> None:
     so the k-th first token comes 0.1 * k s later than a request sent alone. One client
     sending one at a time never queues: each waits its own 100 ms. Little's law holds with
     the time spent in the front end counted."""
-    alone = _one(request_overhead_s=0.0, step_overhead_s=0.0)
+    alone = _one(request_overhead_s=0.0, step_overhead_s=0.0, frontend_s=0.0)
     assert alone["e2e_p50_s"] < 0.1
     w = make_workload(requests=4, rate=1e9, input_len=512, output_len=4, seed=0)
     costs = {"request_overhead_s": 0.0, "step_overhead_s": 0.0}

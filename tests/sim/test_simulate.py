@@ -28,7 +28,7 @@ def dep8b():
 
 # The engine's fixed costs off (vLLM's shipped ones are fitted to published runs,
 # data/serving_costs.toml): checks of the simulator's steps against the engine's passes.
-BARE = {"request_overhead_s": 0.0, "step_overhead_s": 0.0}
+BARE = {"request_overhead_s": 0.0, "step_overhead_s": 0.0, "frontend_s": 0.0}
 
 
 def _spaced(n: int, gap: float) -> Workload:
@@ -46,15 +46,16 @@ def test_one_request_alone_matches_predict(dep8b):
     """At near-zero load every request is served alone: its TTFT is a prefill of its prompt,
     its TPOT the mean decode step of one sequence, as `predict --mode static --batch 1`, plus
     the serving engine's fixed costs (vLLM's as shipped in data/serving_costs.toml: a cost a
-    request on its TTFT and end to end, a cost a step on each of its O steps)."""
+    request and its time in the front end, alone there, on its TTFT and end to end, a cost a
+    step on each of its O steps)."""
     res = simulate(dep8b, _spaced(5, 100.0))
     one = dep8b.serve(batch=1, input_len=I, output_len=O, mode="static")
-    per_request, per_step, _, _ = fixed_costs("vllm")
+    per_request, per_step, front, _ = fixed_costs("vllm")
     s = res.summary
     for key, want in (
-        ("ttft", one.ttft_s + per_request + per_step),
+        ("ttft", one.ttft_s + per_request + front + per_step),
         ("tpot", one.tpot_s + per_step),
-        ("e2e", one.request_latency_s + per_request + O * per_step),
+        ("e2e", one.request_latency_s + per_request + front + O * per_step),
     ):
         for q in ("p50", "p99"):
             got = s.get(f"{key}_{q}_s")

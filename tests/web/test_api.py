@@ -354,8 +354,9 @@ def test_simulate_has_the_contract_the_curve_and_the_timeline() -> None:
 def test_simulate_at_near_zero_load_is_one_request_alone() -> None:
     """Arrivals 100 s apart on average (each finds the server empty): the percentiles are one
     request's, as `predict --mode static --batch 1` gives them, an independent engine call,
-    plus the default engine's (vLLM's) fixed cost a request as shipped
-    (data/serving_costs.toml; its cost a step, also added, is 0 there)."""
+    plus the default engine's (vLLM's) fixed cost a request and its time in the front end,
+    alone there, as shipped (data/serving_costs.toml; its cost a step, also added, is 0
+    there)."""
     from llm_roofline.deploy.deployment import deployment
     from llm_roofline.sim.serving_engines import fixed_costs
 
@@ -364,11 +365,11 @@ def test_simulate_at_near_zero_load_is_one_request_alone() -> None:
     d = r.json()
     dep = deployment("llama-3.1-8b", "h100-sxm", 1, engine="calibrated")
     one = dep.serve(batch=1, input_len=512, output_len=64, mode="static")
-    per_request, per_step, _, _ = fixed_costs("vllm")
-    ttft = one.ttft_s + per_request + per_step
+    per_request, per_step, front, _ = fixed_costs("vllm")
+    ttft = one.ttft_s + per_request + front + per_step
     assert d["ttft_p50_s"] == pytest.approx(ttft, rel=0.02)
     assert d["tpot_p50_s"] == pytest.approx(one.tpot_s + per_step, rel=0.02)
-    e2e = one.request_latency_s + per_request + 64 * per_step
+    e2e = one.request_latency_s + per_request + front + 64 * per_step
     assert d["e2e_p50_s"] == pytest.approx(e2e, rel=0.02)
 
 
@@ -401,9 +402,10 @@ def test_simulate_closed_loop_and_disaggregated() -> None:
         batch=1, input_len=512, output_len=64, mode="static"
     )
     assert d["offered_rps"] is None and d["stable"] is True
-    # plus the default engine's (vLLM's) fixed costs as shipped (data/serving_costs.toml)
-    per_request, per_step, _, _ = fixed_costs("vllm")
-    e2e = one.request_latency_s + per_request + 64 * per_step
+    # plus the default engine's (vLLM's) fixed costs as shipped (data/serving_costs.toml),
+    # its front end's included (one client: never a queue there)
+    per_request, per_step, front, _ = fixed_costs("vllm")
+    e2e = one.request_latency_s + per_request + front + 64 * per_step
     assert d["e2e_p50_s"] == pytest.approx(e2e, rel=0.02)
     # one prefill and two decode instances, each one chip
     r = client.post("/api/simulate", json={**SIM, "rate": 5, "requests": 200, "disagg": "1:2"})

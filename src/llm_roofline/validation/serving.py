@@ -19,8 +19,6 @@ costs' fit and the sources held out in `serving_fit.py`.
 from __future__ import annotations
 
 import csv
-import importlib
-import inspect
 import math
 import re
 from collections.abc import Mapping
@@ -34,6 +32,7 @@ from numpy.typing import NDArray
 from llm_roofline._core.errors import InputError, LlmRooflineError
 from llm_roofline.deploy.deployment import Deployment, deployment
 from llm_roofline.sim.pools import kv_capacity
+from llm_roofline.sim.serving_engines import DEFAULT_ENGINE, ENGINES, fixed_costs, serving_engine
 from llm_roofline.sim.simulate import SimResult, simulate
 from llm_roofline.sim.workload import Workload, arrivals, make_workload
 from llm_roofline.validation.serving_figures import metric_family
@@ -273,21 +272,14 @@ def load_serving_rows(path: Path | None = None, source: str | None = None) -> li
 
 def serving_knobs() -> tuple[frozenset[str], tuple[str, ...]]:
     """The serving engine profiles `simulate` takes (`serving_engine=`, sim/serving_engines.py)
-    and the names of their fixed costs: both empty while it takes none."""
-    if "serving_engine" not in inspect.signature(simulate).parameters:
-        return frozenset(), ()
-    module = importlib.import_module("llm_roofline.sim.serving_engines")
-    names = frozenset(module.ENGINES) - {"roofline"}
-    return names, ("request_overhead_s", "step_overhead_s", "frontend_s")
+    and the names of their fixed costs."""
+    costs = ("request_overhead_s", "step_overhead_s", "frontend_s")
+    return frozenset(ENGINES) - {"roofline"}, costs
 
 
 def shipped_costs(engine: str | None) -> Costs:
-    """The fixed costs an engine's profile ships with (data/serving_costs.toml), or none."""
-    if not serving_knobs()[1]:
-        return ()
-    module = importlib.import_module("llm_roofline.sim.serving_engines")
-    name = engine if engine is not None else module.DEFAULT_ENGINE
-    return tuple(float(c) for c in module.fixed_costs(name)[:3])
+    """The fixed costs an engine's profile ships with (data/serving_costs.toml)."""
+    return fixed_costs(engine if engine is not None else DEFAULT_ENGINE)[:3]
 
 
 @dataclass
@@ -329,12 +321,11 @@ class Simulations:
         dep = self.deps[fields]
         knobs: dict[str, Any] = {}
         if self.costs:  # the row's engine, its fixed costs overridden when given
-            module = importlib.import_module("llm_roofline.sim.serving_engines")
             over = dict(zip(self.costs, costs, strict=True)) if costs is not None else {}
             if s.in_process and "frontend_s" in self.costs:  # no API server in front
                 over["frontend_s"] = 0.0
-            name = s.engine if s.engine is not None else module.DEFAULT_ENGINE
-            knobs["serving_engine"] = module.serving_engine(name, dep, **over)
+            name = s.engine if s.engine is not None else DEFAULT_ENGINE
+            knobs["serving_engine"] = serving_engine(name, dep, **over)
         if s not in self.works:
             n = burst_requests(s, dep, knobs.get("serving_engine"))
             self.works[s] = _draw(s, dep.model.max_context, n)
