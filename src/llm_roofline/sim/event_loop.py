@@ -23,6 +23,8 @@ import math
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from llm_roofline._core.errors import TimeLimitError
 from llm_roofline.sim.entities import DECODE, DONE, WAITING, Instance, Pool, Requests
 from llm_roofline.sim.metrics import RunResult, Timeline, run_result
@@ -102,8 +104,12 @@ class EventLoop:
         assert work.arrival_s is not None
         sent = work.arrival_s - work.arrival_s[0]  # from the first arrival
         self.sent = (sent - overhead).tolist()
-        times = [self._through_front(t) for t in sent.tolist()]
-        pending = list(zip(times, range(n), strict=True))
+        out = sent
+        if self.front_s > 0.0:  # request k leaves at c(k + 1) + max over j <= k of (t_j - cj)
+            cj = self.front_s * np.arange(n)
+            out = np.maximum.accumulate(sent - cj) + cj + self.front_s
+            self.fronted = float(np.sum(out - sent))
+        pending = list(zip(out.tolist(), range(n), strict=True))
         pending.reverse()
         return pending, n
 
