@@ -47,7 +47,22 @@ TERMS += ("t_comm_latency", "t_matmul_prefill", "t_attn_prefill")
 # the ideal's `pass_time` would return as it stands)
 IDEAL = Profile(name="ideal", comm_overlap="all")
 
-Table = list[list[list[float]]]
+
+class Table(dict[int, list[list[float]]]):
+    """A table's planes (one a decode grid point) as nested lists, by index, each made from
+    `array` (or `lower`'s array for that index) when first read: a run reads only the planes
+    its decode counts reach."""
+
+    def __init__(self, array: FloatArray, lower: dict[int, FloatArray] | None = None) -> None:
+        super().__init__()
+        self.array = array
+        self.lower = lower or {}
+
+    def __missing__(self, i: int) -> list[list[float]]:
+        plane = self.lower.get(i)
+        row: list[list[float]] = (self.array[i] if plane is None else plane).tolist()
+        self[i] = row
+        return row
 
 
 def geometric_grid(top: int, ratio: float = RATIO, start: int = 1) -> list[int]:
@@ -111,8 +126,7 @@ def schedules(step: StepTime) -> list[StepTime]:
 
 def pairs(t: FloatArray, tc: FloatArray) -> Table:
     """A schedule's table as nested lists: on the innermost axis T and Tc in turn."""
-    out: Table = np.stack([t, tc], axis=-1).reshape(*t.shape[:2], -1).tolist()
-    return out
+    return Table(np.stack([t, tc], axis=-1).reshape(*t.shape[:2], -1))
 
 
 def times(dep: Deployment, step: StepTime, first: FloatArray) -> list[FloatArray]:
@@ -142,10 +156,7 @@ def times(dep: Deployment, step: StepTime, first: FloatArray) -> list[FloatArray
 
 def with_rows(table: Table, rows: list[int], new: Table) -> Table:
     """`table` with its rows `rows` those of `new`, in turn."""
-    out = list(table)
-    for n, i in enumerate(rows):
-        out[i] = new[n]
-    return out
+    return Table(table.array, {i: new.array[n] for n, i in enumerate(rows)})
 
 
 # size: the hot path: the tables, the cell's three indices and weights, as numbers
@@ -153,16 +164,20 @@ def interp_one(
     lo: Table, tab: Table, i: int, wi: float, j: int, wj: float, k: int, wk: float
 ) -> float:
     """A table of one value per point interpolated at (i + wi, j + wj, k + wk) of its grid,
-    from `lo` at i when wi > 0."""
+    from `lo` at i when wi > 0: the points of weight 0 left out, the others added up in turn
+    (written out: the event loop's commonest call)."""
     total = 0.0
+    fj0 = 1.0 - wj
     rows = ((lo[i], 1.0 - wi), (tab[i + 1], wi)) if wi else ((tab[i], 1.0),)
     for plane, fi in rows:
-        for dj, fj in ((0, 1.0 - wj), (1, wj)):
-            if fj == 0.0:
-                continue
-            line = plane[j + dj]
+        if fj0 != 0.0:
+            line = plane[j]
             v = line[k] if wk == 0.0 else line[k] + wk * (line[k + 1] - line[k])
-            total += fi * fj * v
+            total += fi * fj0 * v
+        if wj != 0.0:
+            line = plane[j + 1]
+            v = line[k] if wk == 0.0 else line[k] + wk * (line[k + 1] - line[k])
+            total += fi * wj * v
     return total
 
 

@@ -125,6 +125,8 @@ class StepTable:
         # (a few hundred counts recur through a run): the same cells and weights, looked up
         self._at_seqs: dict[float, tuple[int, float]] = {}
         self._at_tok: dict[float, tuple[int, float]] = {0: (0, 0.0)}
+        self._j = 0  # the context cell the last step found, on a grid no context reaches past
+        self._cg = [*self.ctx, -math.inf]
 
     def _steps(self, i: int) -> bool:
         """Whether the busiest of dp groups gains a sequence strictly between grid points i
@@ -142,7 +144,7 @@ class StepTable:
         one = self._mixed(dep, rows, True, upper) if self.dp > 1 else spread
         x = np.interp(self.tok, self.ec, self._ex0)
         x[0] = 0.0  # no prompt
-        fresh: list[Table] = [np.maximum(tc + x, t).tolist() for t, tc in one]
+        fresh = [Table(np.maximum(tc + x, t)) for t, tc in one]
         tabs = [pairs(t, tc) for t, tc in spread]
         return tabs, [pairs(t, tc) for t, tc in one] if self.dp > 1 else tabs, fresh
 
@@ -254,7 +256,13 @@ class StepTable:
             if cell is None:
                 cell = at[decode] = locate(self.seqs, -(-decode // self.pp))
             i, wi = cell
-            j, wj = locate(self.ctx, ctx)
+            # the context's cell: the last step's where it still holds (locate's own figures)
+            g, j = self._cg, self._j
+            if g[j] <= ctx < g[j + 1]:
+                wj = (ctx - g[j]) / (g[j + 1] - g[j])
+            else:
+                j, wj = locate(self.ctx, ctx)
+                self._j = j
         else:
             i = j = 0
             wi = wj = 0.0
