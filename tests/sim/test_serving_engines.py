@@ -21,7 +21,7 @@ from llm_roofline.sim.serving_engines import (
     serving_engine,
 )
 from llm_roofline.sim.simulate import simulate
-from llm_roofline.sim.workload import make_workload
+from llm_roofline.sim.workload import Workload, make_workload
 
 H100 = deployment("llama-3.1-8b", "h100-sxm")
 A100 = deployment("llama-3.1-8b", "a100-80gb")
@@ -176,7 +176,7 @@ def test_overrides_and_refusals() -> None:
 
 
 def test_fixed_costs_come_from_the_data_file() -> None:
-    """Not fitted yet (data/serving_costs.toml says so): 0 for each engine, its source said."""
+    """Each engine's three fixed costs are data/serving_costs.toml's, with their source."""
     for name in ("vllm", "sglang", "tensorrt-llm", "lmdeploy"):
         req, step, front, source = fixed_costs(name)
         e = serving_engine(name, H100)
@@ -227,6 +227,29 @@ def test_a_front_end_serves_one_request_at_a_time() -> None:
     assert res.stats["little_l"] == pytest.approx(res.stats["little_lambda_w"], rel=1e-6)
     one = _one(request_overhead_s=0.0, step_overhead_s=0.0, frontend_s=0.1)
     assert one["ttft_p50_s"] - alone["ttft_p50_s"] == pytest.approx(0.1, abs=1e-9)
+
+
+def test_the_front_end_idles_between_arrivals_and_serves_clients_in_turn() -> None:
+    """Arrivals at 0, 0.05 and 0.5 s, 100 ms each in the front end: they leave it at 0.1,
+    0.2 (0.05 s behind the first) and 0.6 s (it was idle from 0.2 to 0.5), so their first
+    tokens come 0.1, 0.15 and 0.1 s later than a request's alone (each runs alone after: one
+    takes under 0.1 s). Two clients that send together: one waits its 100 ms, the other 200."""
+    bare = {"request_overhead_s": 0.0, "step_overhead_s": 0.0}
+    alone = _one(frontend_s=0.0, **bare)
+    assert alone["e2e_p50_s"] < 0.1
+    w = Workload(
+        input_len=np.array([512, 512, 512]),
+        output_len=np.array([4, 4, 4]),
+        arrival_s=np.array([0.0, 0.05, 0.5]),
+        concurrency=None,
+        description="three",
+    )
+    res = simulate(H100, w, with_capacity=False, timeline_points=0, frontend_s=0.1, **bare)
+    want = alone["ttft_p50_s"] + np.array([0.1, 0.15, 0.1])
+    assert res.ttft_s == pytest.approx(want, abs=1e-9)
+    two = make_workload(requests=2, concurrency=2, input_len=512, output_len=4, seed=0)
+    res = simulate(H100, two, with_capacity=False, timeline_points=0, frontend_s=0.1, **bare)
+    assert np.sort(res.ttft_s) == pytest.approx(alone["ttft_p50_s"] + np.array([0.1, 0.2]))
 
 
 def test_prefix_hits_and_chunking_by_their_steps() -> None:

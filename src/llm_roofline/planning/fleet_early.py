@@ -72,7 +72,7 @@ def _percentiles(ttft: np.ndarray, tpot: np.ndarray | None) -> tuple[float, floa
 
 def _may_pass(values: np.ndarray, q: int, limit: float) -> bool:
     """Whether the q-th percentile of `values` (numpy's, interpolated) may be above `limit`:
-    it is at most the sorted values' one at floor((n − 1)·q/100) + 1 (or the last), which is
+    it is at most the sorted values' one at ceil((n − 1)·q/100) + 1 (or the last), which is
     at or below `limit` when fewer than n less that index are above it (a cheap count that
     spares the percentiles of most watches, with the same outcome)."""
     n = values.size

@@ -80,12 +80,15 @@ class EventLoop:
         self.done = 0
         entry = self.by_pool[0]
         # the engine's front end (`Pool.frontend_s`): one per instance, taken as one queue
-        # served as many times faster; `front` is when it is next free, `fronted` ∫ requests
-        # in it dt, `sent[r]` when request r was sent
+        # served as many times faster (the same rate under load; a request alone spends
+        # frontend_s / instances in it); `front` is when it is next free, `fronted` ∫ requests
+        # in it dt, `sent[r]` when request r was sent; a closed loop's request joins it when
+        # popped from `pending` (so in time order), `queued[r]` once it has left it
         self.front_s = entry[0].pool.frontend_s / len(entry)
         self.front = -math.inf
         self.fronted = 0.0
         self.sent = [math.nan] * reqs.n
+        self.queued = [self.front_s <= 0.0] * reqs.n
         self.pending, self.next_new = self._first_arrivals(work, stagger_s)
 
     def _first_arrivals(
@@ -98,12 +101,12 @@ class EventLoop:
         overhead = self.by_pool[0][0].pool.request_overhead_s
         if self.closed:
             clients = min(int(work.concurrency or 1), n)
-            times = [self._through_front(i * stagger_s) for i in range(clients)]
             self.sent[:clients] = [i * stagger_s - overhead for i in range(clients)]
-            return list(zip(times, range(clients), strict=True)), clients
+            return [(i * stagger_s, i) for i in range(clients)], clients
         assert work.arrival_s is not None
         sent = work.arrival_s - work.arrival_s[0]  # from the first arrival
         self.sent = (sent - overhead).tolist()
+        self.queued = [True] * n  # through the front end here, all at once
         out = sent
         if self.front_s > 0.0:  # request k leaves at c(k + 1) + max over j <= k of (t_j - cj)
             cj = self.front_s * np.arange(n)
@@ -206,6 +209,10 @@ class EventLoop:
             k = len(self.by_pool) - 1
         else:
             t_a, r = heapq.heappop(self.pending) if self.closed else self.pending.pop()
+            if not self.queued[r]:  # a closed loop's, at the front end: back when it leaves
+                self.queued[r] = True
+                heapq.heappush(self.pending, (self._through_front(t_a), r))
+                return
             self.reqs.arrival[r] = self.sent[r]  # in the system from then
             k = 0
         ins = self.routers[k].route(self.by_pool[k], t_a)
@@ -252,7 +259,7 @@ class EventLoop:
         self.done += 1
         if self.closed and self.next_new < self.reqs.n:  # its client's next, sent now
             self.sent[self.next_new] = t
-            at = self._through_front(t + self.by_pool[0][0].pool.request_overhead_s)
+            at = t + self.by_pool[0][0].pool.request_overhead_s
             heapq.heappush(self.pending, (at, self.next_new))
             self.next_new += 1
 

@@ -335,7 +335,7 @@ def _checked(name: str, value: Any) -> Any:
         what = "a fraction in [0, 1)"
     elif name in ("request_overhead_s", "step_overhead_s", "frontend_s"):
         ok = _number(value) and 0 <= value < 3600
-        what = "a time in seconds, 0 or more"
+        what = "a time in seconds, from 0 to under 3,600"
     elif name in ("chunked_prefill", "prefix_caching", "profile_activations", "reserve_output"):
         ok = isinstance(value, bool)
         what = "true or false"

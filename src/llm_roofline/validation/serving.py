@@ -217,7 +217,7 @@ def _setting(raw: Mapping[str, str]) -> Setting:
     kv = [t.split("_")[0] for t in (raw.get("kv_dtype") or "").split()]  # fp8_e5m2: fp8
     sixteen = weight if weight in ("fp16", "bf16") else "bf16"
     engine = _ENGINES.get(raw["engine"].strip().lower())
-    harness = (raw.get("harness") or "server").strip()
+    harness = (raw.get("harness") or "server").strip().lower()
     if harness not in ("server", "in-process"):
         raise InputError(f"harness {harness!r} is neither server nor in-process", "harness")
     return Setting(

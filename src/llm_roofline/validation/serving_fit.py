@@ -3,7 +3,8 @@
 `validate_serving` simulates each row (`serving.py`) with the serving engines' fixed costs as
 shipped (data/serving_costs.toml) and reports ln(simulated / measured) by metric family,
 source and engine (`serving_figures.grouped_stats`). Then it fits the fixed costs `simulate`
-takes (`serving.serving_knobs`: per request and per step) and cross-validates them leaving
+takes (`serving.serving_knobs`: per request, per step and a request's time in the front end)
+and cross-validates them leaving
 one source (one address) out at a time:
 
 * a row's figure is made time-like (a throughput by its inverse: fixed costs add time) and
@@ -11,8 +12,8 @@ one source (one address) out at a time:
   per cost, raised by `STEPS` (`Linear`);
 * each cost minimises the sum of |ln(simulated / measured)| (least absolute errors: a few
   rows off by a factor of ten do not pull it) over the figures it shows in (`SHOWN_IN`: the
-  step cost over TPOT and throughput, then the request cost over TTFT and end-to-end
-  latency; fitted jointly on every figure, a step cost of 20 ms and a request cost of 5 ms
+  step cost over TPOT and throughput, the front end over TTFT and throughput, then the
+  request cost over TTFT and end-to-end latency; fitted jointly on every figure, a step cost of 20 ms and a request cost of 5 ms
   explain a TTFT gap as well as 1 ms and 30 ms, and the fit jumped between the two as
   sources were held out), on a grid (0 to `TOP`, refined around the best point), each
   metric family of each source weighing the same (its n rows 1/n each); all engines share
