@@ -13,12 +13,12 @@ one source (one address) out at a time:
 * each cost minimises the sum of |ln(simulated / measured)| (least absolute errors: a few
   rows off by a factor of ten do not pull it) over the figures it shows in (`SHOWN_IN`: the
   step cost over TPOT and throughput, the front end over TTFT and throughput, then the
-  request cost over TTFT and end-to-end latency; fitted jointly on every figure, a step cost of 20 ms and a request cost of 5 ms
-  explain a TTFT gap as well as 1 ms and 30 ms, and the fit jumped between the two as
-  sources were held out), on a grid (0 to `TOP`, refined around the best point), each
-  metric family of each source weighing the same (its n rows 1/n each); all engines share
-  one set of costs, except an engine measured by at least two sources of the fit, which
-  gets its own (`_groups`); never one per source;
+  request cost over TTFT and end-to-end latency; fitted jointly on every figure, a step
+  cost of 20 ms and a request cost of 5 ms explain a TTFT gap as well as 1 ms and 30 ms,
+  and the fit jumped between the two as sources were held out), on a grid (0 to `TOP`,
+  refined around the best point), each metric family of each source weighing the same (its
+  n rows 1/n each); all engines share one set of costs, except an engine measured by at
+  least two sources of the fit, which gets its own (`_groups`); never one per source;
 * each source held out in turn is simulated with the costs fitted on the others (the real
   simulator, not the linear model) and scored: the held-out figures;
 * the costs fitted on every source (`fitted` in the report; `costs_toml` writes them as
