@@ -101,6 +101,11 @@ def _positive(default: Any = None, *, le: float | None = None, **kw: Any) -> Any
     return Field(default, gt=0, le=le, allow_inf_nan=False, **kw)
 
 
+def _cost_ms(description: str) -> Any:
+    """A serving engine's fixed cost in ms, 0 to 60,000 (none: the engine's fitted one)."""
+    return Field(None, ge=0, le=60_000, allow_inf_nan=False, description=description)
+
+
 class SimulateRequest(SystemQuery):
     """A traffic served on the deployment, as `llm-roofline simulate`: an open loop at `rate`
     requests/s or a closed loop of `concurrency` clients (exactly one), lengths, the server's
@@ -136,18 +141,10 @@ class SimulateRequest(SystemQuery):
         None, ge=1, le=1_000_000, description="tokens/step (default: the engine's)"
     )
     memory_share: float | None = _positive(le=1, description="share of memory the engine claims")
-    request_overhead_ms: float | None = Field(
-        None, ge=0, le=60_000, allow_inf_nan=False, description="fixed cost a request, ms"
-    )
-    step_overhead_ms: float | None = Field(
-        None, ge=0, le=60_000, allow_inf_nan=False, description="fixed CPU cost a step, ms"
-    )
-    frontend_ms: float | None = Field(
-        None,
-        ge=0,
-        le=60_000,
-        allow_inf_nan=False,
-        description="a request's time in the front-end process, one request at a time, ms",
+    request_overhead_ms: float | None = _cost_ms("fixed cost a request, ms")
+    step_overhead_ms: float | None = _cost_ms("fixed CPU cost a step, ms")
+    frontend_ms: float | None = _cost_ms(
+        "a request's time in the front-end process, one request at a time, ms"
     )
     schedule: Schedule | None = None
     chunked_prefill: bool | None = None
