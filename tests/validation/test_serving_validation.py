@@ -292,8 +292,8 @@ def test_a_cost_past_the_grid_is_not_fitted() -> None:
 def test_the_fitted_costs_as_the_profile_reads_them() -> None:
     fitted = {
         "costs": {
-            "vllm": {"request_overhead_s": 0.025, "step_overhead_s": 0.0012},
-            SHARED: {"request_overhead_s": 0.01, "step_overhead_s": 0.003},
+            "vllm": {"request_overhead_s": 0.025, "step_overhead_s": 0.0012, "frontend_s": 0.007},
+            SHARED: {"request_overhead_s": 0.01, "step_overhead_s": 0.003, "frontend_s": 0.0},
         },
         "sources": 12,
         "rows": 400,
@@ -301,6 +301,7 @@ def test_the_fitted_costs_as_the_profile_reads_them() -> None:
     table = tomllib.loads(costs_toml(fitted, ["lmdeploy", "vllm"]))
     assert table["vllm"]["request_overhead_s"] == 0.025
     assert table["vllm"]["step_overhead_s"] == 0.0012
+    assert table["vllm"]["frontend_s"] == 0.007
     assert table["lmdeploy"]["step_overhead_s"] == 0.003  # one source: the shared costs
     assert "400 rows from 12 sources" in table["lmdeploy"]["source"]
 
@@ -327,12 +328,12 @@ def test_the_tables_from_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
         "by_engine": {"vllm": {"ttft": stats, "all": stats}},
         "by_load": {"burst": {"ttft": stats, "all": stats}},
     }
-    costs = {SHARED: {"request_overhead_s": 0.025, "step_overhead_s": 0.0015}}
+    costs = {SHARED: {"request_overhead_s": 0.025, "step_overhead_s": 0.0015, "frontend_s": 0.0075}}
     report = {
         "rows": 5,
         "simulated": 4,
         "settings": 2,
-        "fixed_costs": ["request_overhead_s", "step_overhead_s"],
+        "fixed_costs": ["request_overhead_s", "step_overhead_s", "frontend_s"],
         "not_simulated": [{"line": 5, "source": "s", "metric": "m", "reason": "why not"}],
         "shipped": sec,
         "held_out": {**sec, "fits": {}},
@@ -343,7 +344,8 @@ def test_the_tables_from_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
     r = run_cli("validate", "--serving")
     assert r.code == 0, r.err
     assert "0.25/0.50 (-0.12) n=4" in r.out and "example.org/…/y/z.md" in r.out
-    assert "25.0 ms" in r.out and "1.50 ms" in r.out and "held out by source" in r.out
+    assert "25.0 ms" in r.out and "1.50 ms" in r.out and "7.50 ms" in r.out
+    assert "held out by source" in r.out
     assert "as shipped: by load" in r.out and "burst" in r.out
     assert r.err == "llm-roofline: warning: 1 rows not simulated: why not\n"
 
@@ -351,9 +353,7 @@ def test_the_tables_from_a_report(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_an_open_loops_request_cost_shifts_its_latencies() -> None:
     """What serving_fit's slopes assume: an open loop's request cost delays each arrival at
     the engine, so every TTFT grows by exactly that cost and TPOT not at all."""
-    _, costs = serving_knobs()
-    if not costs:
-        pytest.skip("simulate takes no serving engine here")
+    assert serving_knobs()[1] == ("request_overhead_s", "step_overhead_s", "frontend_s")
     s = map_row(_row(requests="100"), 1).setting
     assert s is not None
     sims = Simulations()

@@ -121,7 +121,7 @@ def _print(rep: dict[str, Any]) -> None:
                 g,
                 f"{c['request_overhead_s'] * 1e3:.1f} ms",
                 f"{c['step_overhead_s'] * 1e3:.2f} ms",
-                f"{c.get('frontend_s', 0.0) * 1e3:.2f} ms",
+                f"{c['frontend_s'] * 1e3:.2f} ms",
             )
             for g, c in costs.items()
         ],

@@ -153,7 +153,7 @@ def engine_line(e: dict[str, Any]) -> str:
         f"{e['max_batched_tokens']:,} tokens a step, {memory}, "
         f"{e['request_overhead_s'] * 1e3:g} ms a request, "
         f"{e['step_overhead_s'] * 1e3:g} ms a step, "
-        f"{e.get('frontend_s', 0.0) * 1e3:g} ms a request in the front end, one at a time, "
+        f"{e['frontend_s'] * 1e3:g} ms a request in the front end, one at a time, "
         f"{e['policy']}, chunked prefill "
         f"{'on' if e['chunked_prefill'] else 'off'}, "
         f"{e['scheduler_steps']} scheduler step{'s' if e['scheduler_steps'] > 1 else ''}, "

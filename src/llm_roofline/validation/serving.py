@@ -32,7 +32,13 @@ from numpy.typing import NDArray
 from llm_roofline._core.errors import InputError, LlmRooflineError
 from llm_roofline.deploy.deployment import Deployment, deployment
 from llm_roofline.sim.pools import kv_capacity
-from llm_roofline.sim.serving_engines import DEFAULT_ENGINE, ENGINES, fixed_costs, serving_engine
+from llm_roofline.sim.serving_engines import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    ServingEngine,
+    fixed_costs,
+    serving_engine,
+)
 from llm_roofline.sim.simulate import SimResult, simulate
 from llm_roofline.sim.workload import Workload, arrivals, make_workload
 from llm_roofline.validation.serving_figures import metric_family
@@ -319,20 +325,16 @@ class Simulations:
                 kv_dtype=s.kv_dtype,
             )
         dep = self.deps[fields]
-        knobs: dict[str, Any] = {}
-        if self.costs:  # the row's engine, its fixed costs overridden when given
-            over = dict(zip(self.costs, costs, strict=True)) if costs is not None else {}
-            if s.in_process and "frontend_s" in self.costs:  # no API server in front
-                over["frontend_s"] = 0.0
-            name = s.engine if s.engine is not None else DEFAULT_ENGINE
-            knobs["serving_engine"] = serving_engine(name, dep, **over)
+        over = dict(zip(self.costs, costs, strict=True)) if costs is not None else {}
+        if s.in_process:  # no API server in front
+            over["frontend_s"] = 0.0
+        eng = serving_engine(s.engine or DEFAULT_ENGINE, dep, **over)  # its costs as given
         if s not in self.works:
-            n = burst_requests(s, dep, knobs.get("serving_engine"))
-            self.works[s] = _draw(s, dep.model.max_context, n)
+            self.works[s] = _draw(s, dep.model.max_context, burst_requests(s, dep, eng))
         work = self.works[s]
         rate = None if s.loop == "concurrency" or math.isinf(s.load) else s.load
         return simulate(dep, work, with_capacity=False, timeline_points=0, rate=rate,
-                        cache=self.tables, **knobs)  # fmt: skip
+                        cache=self.tables, serving_engine=eng)  # fmt: skip
 
     def workload(self, s: Setting) -> Workload:
         """The requests of `s` as simulated (drawn once, seed 0, by `result`); before `s` is
@@ -341,7 +343,7 @@ class Simulations:
         return self.works[s] if s in self.works else _draw(s, None, s.requests)
 
 
-def burst_requests(s: Setting, dep: Deployment, engine: Any) -> int:
+def burst_requests(s: Setting, dep: Deployment, engine: ServingEngine) -> int:
     """Requests to simulate of a burst (every request sent at t = 0): enough to pass the
     sequences the engine holds at once, so that the run reaches the steady state in which a
     long burst spends most of its time. The `CAP` requests of a burst of 30,000 against an
@@ -351,14 +353,14 @@ def burst_requests(s: Setting, dep: Deployment, engine: Any) -> int:
     length fills first), times the replicas; never more than stated."""
     if not (s.loop == "rate" and math.isinf(s.load)) or s.stated_requests is None:
         return s.requests
-    if engine is None or s.stated_requests <= s.requests:
+    if s.stated_requests <= s.requests:
         return s.requests
     mean = max(1, int(s.input_len + s.output_len))
     try:
         held = kv_capacity(dep, mean, engine) // mean
     except LlmRooflineError:
         return s.requests
-    at_once = max(1, min(int(engine.max_seqs), held)) * dep.replicas
+    at_once = max(1, min(engine.max_seqs, held)) * dep.replicas
     return min(s.stated_requests, max(s.requests, BURST_WAVES * at_once))
 
 

@@ -375,7 +375,7 @@ def costs_toml(fitted: dict[str, Any], engines: Sequence[str]) -> str:
             f"[{e}]",
             f"request_overhead_s = {c['request_overhead_s']:.5f}",
             f"step_overhead_s = {c['step_overhead_s']:.6f}",
-            f"frontend_s = {c.get('frontend_s', 0.0):.6f}",
+            f"frontend_s = {c['frontend_s']:.6f}",
             f'source = "fitted ({whose}) by validate --serving to {fitted["rows"]} rows from '
             f'{fitted["sources"]} sources of tests/data/serving_measurements.csv"',
             "",
